@@ -14,13 +14,14 @@ export function events(count: number, type = 'TestEvent', from = 0): EventData[]
 /** Reads messages until `stop` says so, failing instead of hanging when nothing arrives in time. */
 export async function readUntil(
   sub: Subscription,
-  stop: (seen: SubscriptionMessage[]) => boolean,
+  stop: (seen: SubscriptionMessage[], eventCount: number) => boolean,
   timeoutMs = 10_000,
 ): Promise<SubscriptionMessage[]> {
   const seen: SubscriptionMessage[] = [];
+  let eventCount = 0;
   const iterator = sub[Symbol.asyncIterator]();
   const deadline = Date.now() + timeoutMs;
-  while (!stop(seen)) {
+  while (!stop(seen, eventCount)) {
     const left = deadline - Date.now();
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -32,6 +33,7 @@ export async function readUntil(
     const next = await Promise.race([iterator.next(), timeout]).finally(() => clearTimeout(timer));
     if (next.done) break;
     seen.push(next.value);
+    if (next.value.kind === 'event') eventCount++;
   }
   return seen;
 }
@@ -40,8 +42,7 @@ export function eventsOf(messages: SubscriptionMessage[]): RecordedEvent[] {
   return messages.flatMap((m) => (m.kind === 'event' ? [m.event] : []));
 }
 
-export const countEvents = (n: number) => (seen: SubscriptionMessage[]) =>
-  seen.filter((m) => m.kind === 'event').length >= n;
+export const countEvents = (n: number) => (_: SubscriptionMessage[], eventCount: number) => eventCount >= n;
 
 export const untilCaughtUp = (seen: SubscriptionMessage[]) => seen.some((m) => m.kind === 'caughtUp');
 

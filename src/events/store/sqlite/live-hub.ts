@@ -131,8 +131,8 @@ export class LiveHub {
 
   private startWatching(): void {
     if (this.timer) return;
+    // Kept referenced: an open subscription keeps its process alive, as an open socket would.
     this.timer = setInterval(this.checkForeign, BACKSTOP_POLL_MS);
-    this.timer.unref();
     if (this.reader.path === ':memory:') return;
     try {
       this.watcher = watch(`${this.reader.path}-wal`, { persistent: false }, () => {

@@ -1,0 +1,12 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { ConfigModule } from './config/config.module.js';
+import type { Config } from './config/config.js';
+import { EventsModule } from './events/events.module.js';
+import { GatewayModule } from './gateway/gateway.module.js';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: Config): DynamicModule {
+    return { module: AppModule, imports: [ConfigModule.forRoot(config), EventsModule, GatewayModule] };
+  }
+}

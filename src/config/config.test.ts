@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  it('defaults to the embedded store on port 3050 in ./data', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 3050, store: 'sqlite', kurrentDbUrl: null, durability: 'process' });
+    expect(config.dataDir.endsWith('/data')).toBe(true);
+  });
+
+  it('reads KurrentDB settings', () => {
+    const config = loadConfig({ SEED_AGENTS_STORE: 'kurrentdb', SEED_AGENTS_KURRENTDB_URL: 'esdb://db:2113?tls=false' });
+    expect(config).toMatchObject({ store: 'kurrentdb', kurrentDbUrl: 'esdb://db:2113?tls=false' });
+  });
+
+  it.each([
+    [{ SEED_AGENTS_PORT: 'abc' }, /SEED_AGENTS_PORT "abc" must be an integer/],
+    [{ SEED_AGENTS_PORT: '70000' }, /between 0 and 65535/],
+    [{ SEED_AGENTS_STORE: 'postgres' }, /use one of: sqlite, kurrentdb/],
+    [{ SEED_AGENTS_STORE: 'kurrentdb' }, /needs SEED_AGENTS_KURRENTDB_URL/],
+    [{ SEED_AGENTS_KURRENTDB_URL: 'http://x' }, /must start with esdb:\/\//],
+    [{ SEED_AGENTS_DURABILITY: 'fast' }, /use one of: process, power-loss/],
+  ])('refuses %o', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

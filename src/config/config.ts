@@ -1,0 +1,64 @@
+/**
+ * Server configuration, from the environment as the Seed service reads it. Every bad value is refused
+ * at start-up with the variable's name and what it accepts.
+ */
+import { resolve } from 'node:path';
+import type { Durability } from '../events/store/sqlite/schema.js';
+
+export type StoreKind = 'sqlite' | 'kurrentdb';
+
+export interface Config {
+  port: number;
+  /** Interface to listen on; loopback unless told otherwise (containers set 0.0.0.0). */
+  host: string;
+  dataDir: string;
+  store: StoreKind;
+  kurrentDbUrl: string | null;
+  /** SQLite only: `power-loss` fsyncs every commit (synchronous=FULL). */
+  durability: Durability;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const store = oneOf(env, 'SEED_AGENTS_STORE', ['sqlite', 'kurrentdb'] as const, 'sqlite');
+  const kurrentDbUrl = env.SEED_AGENTS_KURRENTDB_URL?.trim() || null;
+  if (store === 'kurrentdb' && !kurrentDbUrl) {
+    throw new ConfigError(
+      'SEED_AGENTS_STORE=kurrentdb needs SEED_AGENTS_KURRENTDB_URL, e.g. esdb://localhost:2113?tls=false',
+    );
+  }
+  if (kurrentDbUrl && !/^(esdb|kurrentdb|kdb)(\+discover)?:\/\//.test(kurrentDbUrl)) {
+    throw new ConfigError(
+      `SEED_AGENTS_KURRENTDB_URL "${kurrentDbUrl}" is not a connection string: it must start with esdb:// or esdb+discover://`,
+    );
+  }
+  return {
+    port: port(env.SEED_AGENTS_PORT),
+    host: env.SEED_AGENTS_HOST?.trim() || '127.0.0.1',
+    dataDir: resolve(env.SEED_AGENTS_DATA_DIR?.trim() || './data'),
+    store,
+    kurrentDbUrl,
+    durability: oneOf(env, 'SEED_AGENTS_DURABILITY', ['process', 'power-loss'] as const, 'process'),
+  };
+}
+
+function port(value: string | undefined): number {
+  if (value === undefined || value.trim() === '') return 3050;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    throw new ConfigError(`SEED_AGENTS_PORT "${value}" must be an integer port between 0 and 65535`);
+  }
+  return n;
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, accepted: readonly T[], fallback: T): T {
+  const value = env[name]?.trim();
+  if (!value) return fallback;
+  if (!(accepted as readonly string[]).includes(value)) {
+    throw new ConfigError(`${name} "${value}" is not supported; use one of: ${accepted.join(', ')}`);
+  }
+  return value as T;
+}
