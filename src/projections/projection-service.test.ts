@@ -1,0 +1,193 @@
+/**
+ * The projection runner, given events / when / then: atomic rows + checkpoint, replay equals the
+ * incremental build, version bumps rebuild beside the serving tables, read-your-writes.
+ */
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempLog, userContext, userMessages } from '../../test/support/log-fixtures.js';
+import type { Projection } from './projection.js';
+import { ProjectionFailedError, ProjectionService, ProjectionTimeoutError } from './projection-service.js';
+import { ReadModelDb } from './read-model-db.js';
+import { sessionLogProjection, type SessionLogRow } from './session-log.projection.js';
+
+const quiet = { log: () => {}, error: () => {} };
+
+/** Counts messages per session; `version` and `shout` let tests change its definition. */
+function counter(version = 1, shout = false, failOn?: string): Projection {
+  return {
+    name: 'message_counts',
+    version,
+    eventTypes: ['message'],
+    tables: { counts: 'session_id TEXT PRIMARY KEY, messages INTEGER NOT NULL, last TEXT NOT NULL, last_position TEXT' },
+    apply(event, tx) {
+      const content = (event.data as { content: string }).content;
+      if (failOn && content === failOn) throw new Error(`cannot count "${content}"`);
+      const last = shout ? content.toUpperCase() : content;
+      const position = event.position.commit.toString();
+      // Idempotent under redelivery: an event at or before last_position was already counted.
+      tx.run(
+        `INSERT INTO {counts} (session_id, messages, last, last_position) VALUES (?, 1, ?, ?)
+         ON CONFLICT (session_id) DO UPDATE SET messages = messages + 1, last = excluded.last, last_position = excluded.last_position
+         WHERE CAST(last_position AS INTEGER) < CAST(excluded.last_position AS INTEGER)`,
+        event.stream,
+        last,
+        position,
+      );
+    },
+  };
+}
+
+function dump(service: ProjectionService, name: string, table: string): unknown[] {
+  return service.reader(name).all(`SELECT * FROM {${table}} ORDER BY 1, 2`);
+}
+
+describe('ProjectionService', () => {
+  let env: ReturnType<typeof tempLog>;
+  let readModels: ReadModelDb;
+  let services: ProjectionService[];
+
+  const serve = (projections: Projection[]) => {
+    const service = new ProjectionService(env.log, readModels, projections, quiet);
+    services.push(service);
+    service.start();
+    return service;
+  };
+
+  beforeEach(() => {
+    env = tempLog();
+    readModels = new ReadModelDb(join(env.dir, 'readmodels.db'));
+    services = [];
+  });
+  afterEach(async () => {
+    for (const s of services) await s.stop();
+    readModels.close();
+    await env.cleanup();
+  });
+
+  it('read-your-writes: after waitFor, the append is visible in the read model', async () => {
+    const service = serve([sessionLogProjection]);
+    const { position } = await env.log.append('session-a', userMessages(3), userContext);
+    await service.waitFor(position, { eventTypes: ['message'] });
+    const rows = service.reader('session_log').all<SessionLogRow>('SELECT * FROM {log} ORDER BY seq');
+    expect(rows.map((r) => [r.seq, r.actor, JSON.parse(r.payload).content])).toEqual([
+      [1, 'user', 'hello 1'],
+      [2, 'user', 'hello 2'],
+      [3, 'user', 'hello 3'],
+    ]);
+    expect(JSON.parse(rows[0]!.payload)).toEqual({ type: 'message', role: 'user', content: 'hello 1', actor: 'user' });
+  });
+
+  it('waitFor times out with a clear error when a projection is not running', async () => {
+    const service = new ProjectionService(env.log, readModels, [sessionLogProjection], quiet);
+    services.push(service);
+    const { position } = await env.log.append('session-a', userMessages(1), userContext);
+    await expect(service.waitFor(position, { timeoutMs: 50 })).rejects.toBeInstanceOf(ProjectionTimeoutError);
+    await expect(service.waitFor(position, { timeoutMs: 50 })).rejects.toThrow(/still behind: session_log/);
+  });
+
+  it('a throw mid-batch commits neither rows nor checkpoint; a restart applies everything exactly once', async () => {
+    await env.log.append('session-a', userMessages(5), userContext);
+    await env.log.append('session-b', userMessages(1, 1, 'boom'), userContext);
+    await env.log.append('session-a', userMessages(2, 6), userContext);
+    const failing = new ProjectionService(env.log, readModels, [counter(1, false, 'boom 1')], quiet);
+    services.push(failing);
+    failing.start();
+    const head = (await env.store.headPosition())!;
+    await expect(failing.waitFor(head, { timeoutMs: 5000 })).rejects.toBeInstanceOf(ProjectionFailedError);
+    // The whole batch rolled back: no rows, no checkpoint.
+    expect(dump(failing, 'message_counts', 'counts')).toEqual([]);
+    expect(readModels.generations('message_counts')[0]!.checkpoint).toBeNull();
+    await failing.stop();
+
+    const fixed = serve([counter()]);
+    await fixed.waitFor(head);
+    expect(dump(fixed, 'message_counts', 'counts')).toEqual([
+      { session_id: 'session-a', messages: 7, last: 'hello 7', last_position: '8' },
+      { session_id: 'session-b', messages: 1, last: 'boom 1', last_position: '6' },
+    ]);
+  });
+
+  it('replay from zero equals the incrementally built state', async () => {
+    const service = serve([sessionLogProjection, counter()]);
+    for (let i = 0; i < 30; i++) {
+      const { position } = await env.log.append(`session-${i % 4}`, userMessages(3, 1 + Math.floor(i / 4) * 3), userContext);
+      if (i % 5 === 0) await service.waitFor(position);
+    }
+    await service.waitFor((await env.store.headPosition())!);
+    const incremental = [dump(service, 'session_log', 'log'), dump(service, 'message_counts', 'counts')];
+    await service.rebuild('session_log');
+    await service.rebuild('message_counts');
+    const replayed = [dump(service, 'session_log', 'log'), dump(service, 'message_counts', 'counts')];
+    expect(replayed).toEqual(incremental);
+    expect(readModels.generations('session_log').map((g) => [g.generation, g.state])).toEqual([[2, 'serving']]);
+  });
+
+  it('a version bump rebuilds into fresh tables while the old ones keep answering, then swaps', async () => {
+    for (let i = 0; i < 40; i++) await env.log.append(`session-${i}`, userMessages(250), userContext);
+    const head = (await env.store.headPosition())!;
+    const v1 = serve([counter(1)]);
+    await v1.waitFor(head, { timeoutMs: 20_000 });
+    await v1.stop();
+
+    const v2 = serve([counter(2, true)]);
+    // Reads answer at once, from generation 1, while generation 2 is built.
+    expect(v2.status()[0]).toMatchObject({ version: 2, generation: 1, rebuilding: true });
+    const during = v2.reader('message_counts').get<{ last: string }>('SELECT last FROM {counts} WHERE session_id = ?', 'session-0');
+    expect(during?.last).toBe('hello 250');
+    const swapped = new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        if (!v2.status()[0]!.rebuilding) {
+          clearInterval(check);
+          resolve();
+        }
+      }, 5);
+    });
+    // Writes during the rebuild reach whichever generation serves.
+    const late = await env.log.append('session-late', userMessages(1), userContext);
+    await swapped;
+    await v2.waitFor(late.position);
+    expect(v2.status()[0]).toMatchObject({ generation: 2, rebuilding: false });
+    const after = v2.reader('message_counts').get<{ last: string }>('SELECT last FROM {counts} WHERE session_id = ?', 'session-0');
+    expect(after?.last).toBe('HELLO 250');
+    expect(v2.reader('message_counts').get('SELECT * FROM {counts} WHERE session_id = ?', 'session-late')).toBeTruthy();
+    // The old generation's tables are gone.
+    const tables = readModels.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'p_message_counts_%'").all();
+    expect(tables).toEqual([{ name: 'p_message_counts_g2_counts' }]);
+  });
+
+  it('resumes from its checkpoint after a restart without re-applying', async () => {
+    const first = serve([counter()]);
+    const a = await env.log.append('session-a', userMessages(3), userContext);
+    await first.waitFor(a.position);
+    await first.stop();
+    await env.log.append('session-a', userMessages(2, 4), userContext);
+    const second = serve([counter()]);
+    await second.waitFor((await env.store.headPosition())!);
+    expect(dump(second, 'message_counts', 'counts')).toEqual([
+      { session_id: 'session-a', messages: 5, last: 'hello 5', last_position: '5' },
+    ]);
+  });
+
+  it('projects upcast old events: Log rows get the derived actor', async () => {
+    await env.store.append('session-old', [
+      { id: randomUUID(), type: 'message', data: { role: 'user', content: 'hi' } },
+      { id: randomUUID(), type: 'error', data: { message: 'down' } },
+    ]);
+    const service = serve([sessionLogProjection]);
+    await service.waitFor((await env.store.headPosition())!);
+    const rows = service.reader('session_log').all<SessionLogRow>('SELECT seq, actor, type FROM {log} ORDER BY seq');
+    expect(rows).toEqual([
+      { seq: 1, actor: 'user', type: 'message' },
+      { seq: 2, actor: 'system', type: 'error' },
+    ]);
+  });
+
+  it('refuses unknown projections and bad names', async () => {
+    const service = serve([counter()]);
+    await expect(service.rebuild('nope')).rejects.toThrow(/Unknown projection "nope"; projections are: message_counts/);
+    expect(() => new ProjectionService(env.log, readModels, [{ ...counter(), name: 'Bad-Name' }], quiet)).toThrow(
+      /lower-case letters/,
+    );
+  });
+});
