@@ -3,10 +3,11 @@ import { ConfigModule } from './config/config.module.js';
 import type { Config } from './config/config.js';
 import { EventsModule } from './events/events.module.js';
 import { GatewayModule } from './gateway/gateway.module.js';
+import { ProjectionsModule } from './projections/projections.module.js';
 
 @Module({})
 export class AppModule {
   static forRoot(config: Config): DynamicModule {
-    return { module: AppModule, imports: [ConfigModule.forRoot(config), EventsModule, GatewayModule] };
+    return { module: AppModule, imports: [ConfigModule.forRoot(config), EventsModule, ProjectionsModule, GatewayModule] };
   }
 }

@@ -1,5 +1,9 @@
 import { ConfigError } from '../config/config.js';
+import { DataDirLockedError } from '../projections/data-dir-lock.js';
+import { exportEvents } from './commands/export.js';
+import { rebuild } from './commands/rebuild.js';
 import { serve } from './commands/serve.js';
+import { tail } from './commands/tail.js';
 
 /** A usage error: printed without a stack trace, exit code 2. */
 export class CliError extends Error {
@@ -11,7 +15,7 @@ export interface Command {
   run(args: string[]): Promise<number | undefined>;
 }
 
-const commands: Record<string, Command> = { serve };
+const commands: Record<string, Command> = { serve, rebuild, tail, export: exportEvents };
 
 export function usage(): string {
   const width = Math.max(...Object.keys(commands).map((c) => c.length));
@@ -40,7 +44,7 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
   try {
     return await command.run(args);
   } catch (error) {
-    if (error instanceof ConfigError) throw new CliError(error.message);
+    if (error instanceof ConfigError || error instanceof DataDirLockedError) throw new CliError(error.message);
     if (String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')) {
       throw new CliError(`${name}: ${(error as Error).message}`);
     }

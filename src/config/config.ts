@@ -2,6 +2,7 @@
  * Server configuration, from the environment as the Seed service reads it. Every bad value is refused
  * at start-up with the variable's name and what it accepts.
  */
+import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Durability } from '../events/store/sqlite/schema.js';
 
@@ -61,4 +62,10 @@ function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, accepted:
     throw new ConfigError(`${name} "${value}" is not supported; use one of: ${accepted.join(', ')}`);
   }
   return value as T;
+}
+
+/** The data directory holds the store file, read models and keys: owner-only. */
+export function ensureDataDir(config: Config): string {
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  return config.dataDir;
 }

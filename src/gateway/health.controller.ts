@@ -4,6 +4,7 @@ import type { Config } from '../config/config.js';
 import { EVENT_STORE } from '../events/events.module.js';
 import { serializePosition } from '../events/store/position.js';
 import type { EventStore } from '../events/store/types.js';
+import { ProjectionService } from '../projections/projection-service.js';
 
 const startedAt = Date.now();
 
@@ -12,6 +13,7 @@ export class HealthController {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CONFIG) private readonly config: Config,
+    private readonly projections: ProjectionService,
   ) {}
 
   /** Answers only once the store answers: a health check that cannot reach the log is not healthy. */
@@ -22,6 +24,7 @@ export class HealthController {
       status: 'ok',
       uptime: Math.round((Date.now() - startedAt) / 1000),
       store: { kind: this.config.store, head: head ? serializePosition(head) : null },
+      projections: this.projections.status(),
     };
   }
 }

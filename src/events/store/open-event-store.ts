@@ -1,6 +1,5 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../../config/config.js';
+import { ensureDataDir, type Config } from '../../config/config.js';
 import { SqliteEventStore } from './sqlite/sqlite-event-store.js';
 import type { EventStore } from './types.js';
 
@@ -12,6 +11,5 @@ export async function openEventStore(config: Config): Promise<EventStore> {
     const { KurrentDbEventStore } = await import('./kurrentdb/kurrentdb-event-store.js');
     return KurrentDbEventStore.fromConnectionString(config.kurrentDbUrl!);
   }
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  return new SqliteEventStore(join(config.dataDir, EVENT_STORE_FILE), { durability: config.durability });
+  return new SqliteEventStore(join(ensureDataDir(config), EVENT_STORE_FILE), { durability: config.durability });
 }
