@@ -60,8 +60,11 @@ describe('sqlite store shared between processes', () => {
   });
 
   it('enforces expected revisions across processes: every revision has exactly one winner', async () => {
-    const attempts = 300;
-    const peers = [startPeer(['race', db, 'contested', `${attempts}`]), startPeer(['race', db, 'contested', `${attempts}`])];
+    const attempts = 1000;
+    // All three start together, once the peers have had time to boot, so their attempts overlap.
+    const startAt = Date.now() + 1500;
+    const peers = [1, 2].map(() => startPeer(['race', db, 'contested', `${attempts}`, `${startAt}`]));
+    await new Promise((resolve) => setTimeout(resolve, startAt - Date.now()));
     let won = 0;
     let lost = 0;
     for (let i = 0; i < attempts; i++) {

@@ -8,7 +8,7 @@ export interface Position {
 }
 
 export function position(commit: bigint, prepare: bigint = commit): Position {
-  return Object.freeze({ commit, prepare });
+  return { commit, prepare };
 }
 
 export function comparePositions(a: Position, b: Position): -1 | 0 | 1 {

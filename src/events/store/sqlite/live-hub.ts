@@ -14,8 +14,7 @@ import { compileFilter, type EventKey } from '../filter.js';
 import { position } from '../position.js';
 import { SubscriptionQueue, type SubscriptionSource } from '../subscription-queue.js';
 import type { AllFilter, RecordedEvent, SubscribeAllOptions, SubscribeStreamOptions, Subscription } from '../types.js';
-import { toRecorded } from './rows.js';
-import type { EventRow } from './schema.js';
+import { toRecorded, type EventTuple } from './rows.js';
 
 export interface HubReader {
   path: string;
@@ -73,8 +72,8 @@ export class LiveHub {
   }
 
   /** Called after a local commit. `headBefore` is the log's head when that transaction began. */
-  publishLocal(headBefore: number, rows: EventRow[]): void {
-    const last = rows[rows.length - 1]!.position;
+  publishLocal(headBefore: number, rows: EventTuple[]): void {
+    const last = rows[rows.length - 1]![0];
     if (this.subs.size === 0) {
       this.knownHead = Math.max(this.knownHead, last);
       return;

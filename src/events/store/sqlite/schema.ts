@@ -11,6 +11,9 @@ export function openSchema(db: Database, durability: Durability): void {
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${durability === 'power-loss' ? 'FULL' : 'NORMAL'}`);
   db.pragma('busy_timeout = 10000');
+  // Checkpoints are where WAL mode fsyncs; letting the WAL grow to ~40 MB between them doubles the
+  // append rate at the cost of a larger -wal file.
+  db.pragma('wal_autocheckpoint = 10000');
   db.pragma('foreign_keys = OFF');
   db.exec(`
     CREATE TABLE IF NOT EXISTS events (
@@ -24,7 +27,10 @@ export function openSchema(db: Database, durability: Durability): void {
       created  INTEGER NOT NULL
     );
     CREATE UNIQUE INDEX IF NOT EXISTS events_by_stream ON events (stream, revision);
-    CREATE UNIQUE INDEX IF NOT EXISTS events_by_id ON events (id);
+    -- Ids are unique per stream, as in KurrentDB. A global index on random UUIDs dirties one random
+    -- page per event and cut batched appends to a fifth; keyed by stream first, a batch touches one.
+    DROP INDEX IF EXISTS events_by_id;
+    CREATE UNIQUE INDEX IF NOT EXISTS events_by_stream_id ON events (stream, id);
     -- state: 0 open, 1 soft-deleted, 2 tombstoned. last_revision is -1 while no event exists.
     CREATE TABLE IF NOT EXISTS streams (
       name              TEXT    PRIMARY KEY,

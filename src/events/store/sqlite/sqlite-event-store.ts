@@ -51,7 +51,7 @@ import {
   type StreamRow,
 } from './schema.js';
 import { filterToSql } from './sql-filter.js';
-import { toRecorded } from './rows.js';
+import { EVENT_COLUMNS, pagedEvents, toRecorded, type EventTuple } from './rows.js';
 
 export interface SqliteEventStoreOptions {
   /** `process` (default) survives a process crash; `power-loss` also fsyncs every commit. */
@@ -71,10 +71,8 @@ interface PendingAppend {
 interface AppendOutcome {
   result: AppendResult;
   /** Rows written by this append; empty for an idempotent retry. */
-  rows: EventRow[];
+  rows: EventTuple[];
 }
-
-const EVENT_COLUMNS = 'position, stream, revision, id, type, data, metadata, created';
 
 export class SqliteEventStore implements EventStore {
   readonly path: string;
@@ -86,13 +84,13 @@ export class SqliteEventStore implements EventStore {
   private closed = false;
   private readonly stmt: {
     stream: Statement<[string], StreamRow>;
-    eventById: Statement<[string], EventRow>;
+    eventById: Statement<[string, string], EventRow>;
     insert: Statement<[string, number, string, string, string, string, number]>;
     upsertStream: Statement<[string, number, number]>;
     setState: Statement<[string, number]>;
     setMetadata: Statement<[string, string, number]>;
     head: Statement<[], { seq: number } | undefined>;
-    eventsAfter: Statement<[number, number], EventRow>;
+    eventsAfter: Statement<[number, number], EventTuple>;
   };
   private readonly queryCache = new Map<string, Statement>();
 
@@ -103,7 +101,7 @@ export class SqliteEventStore implements EventStore {
     openSchema(this.db, options.durability ?? 'process');
     this.stmt = {
       stream: this.db.prepare('SELECT last_revision, state, metadata, metadata_revision FROM streams WHERE name = ?'),
-      eventById: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE id = ?`),
+      eventById: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND id = ?`),
       insert: this.db.prepare(
         'INSERT INTO events (stream, revision, id, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
@@ -119,7 +117,9 @@ export class SqliteEventStore implements EventStore {
          ON CONFLICT (name) DO UPDATE SET metadata = excluded.metadata, metadata_revision = excluded.metadata_revision`,
       ),
       head: this.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'events'"),
-      eventsAfter: this.db.prepare(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`),
+      eventsAfter: this.db
+        .prepare<[number, number], EventTuple>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`)
+        .raw(true),
     };
     this.hub = new LiveHub({
       path,
@@ -177,7 +177,7 @@ export class SqliteEventStore implements EventStore {
       for (const item of batch) item.reject(failure);
       return;
     }
-    const written: EventRow[] = [];
+    const written: EventTuple[] = [];
     batch.forEach((item, i) => {
       const outcome = outcomes[i]!;
       if ('error' in outcome) {
@@ -199,43 +199,35 @@ export class SqliteEventStore implements EventStore {
       if (current.tombstoned) throw new StreamDeletedError(item.stream);
       assertExpectedRevision(item.stream, item.expected, current);
       let revision = Number(current.lastRevision);
-      const rows: EventRow[] = [];
+      const rows: EventTuple[] = [];
       for (const event of item.events) {
         revision += 1;
         let info;
         try {
           info = this.stmt.insert.run(item.stream, revision, event.id, event.type, event.data, event.metadata, now);
         } catch (error) {
-          if (isUniqueViolation(error, 'events.id')) throw new DuplicateEventIdError(item.stream, event.id);
+          if (isUniqueViolation(error, 'events.stream, events.id')) throw new DuplicateEventIdError(item.stream, event.id);
           throw error;
         }
-        rows.push({
-          position: Number(info.lastInsertRowid),
-          stream: item.stream,
-          revision,
-          id: event.id,
-          type: event.type,
-          data: event.data,
-          metadata: event.metadata,
-          created: now,
-        });
+        rows.push([Number(info.lastInsertRowid), item.stream, revision, event.id, event.type, event.data, event.metadata, now]);
       }
       this.stmt.upsertStream.run(item.stream, revision, STATE_OPEN);
       const last = rows[rows.length - 1]!;
-      return { result: { nextExpectedRevision: BigInt(revision), position: position(BigInt(last.position)) }, rows };
+      return { result: { nextExpectedRevision: BigInt(revision), position: position(BigInt(last[0])) }, rows };
     })();
 
   /**
    * A retry of an append that already committed (same ids, same stream, same order) gets the first
-   * acknowledgement again, whatever its expected revision says now.
+   * acknowledgement again, whatever its expected revision says now. Ids are checked within the
+   * stream, as KurrentDB does.
    */
   private idempotentResult(item: PendingAppend): AppendResult | null {
-    const first = this.stmt.eventById.get(item.events[0]!.id);
+    const first = this.stmt.eventById.get(item.stream, item.events[0]!.id);
     if (!first) return null;
     let last = first;
     for (let i = 0; i < item.events.length; i++) {
-      const row = i === 0 ? first : this.stmt.eventById.get(item.events[i]!.id);
-      if (!row || row.stream !== item.stream || row.revision !== first.revision + i) {
+      const row = i === 0 ? first : this.stmt.eventById.get(item.stream, item.events[i]!.id);
+      if (!row || row.revision !== first.revision + i) {
         throw new DuplicateEventIdError(item.stream, item.events[i]!.id);
       }
       last = row;
@@ -258,7 +250,13 @@ export class SqliteEventStore implements EventStore {
     };
   }
 
-  async *readStream(stream: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
+  readStream(stream: string, options: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
+    let query: (() => RecordedEvent[] | null) | null = null;
+    return pagedEvents(() => (query ??= this.streamPages(stream, options))());
+  }
+
+  /** Checks happen on the first page, so a bad read fails where it is iterated, as in KurrentDB. */
+  private streamPages(stream: string, options: ReadStreamOptions): () => RecordedEvent[] | null {
     this.assertOpen();
     checkStreamName(stream);
     checkMaxCount(options.maxCount);
@@ -274,43 +272,53 @@ export class SqliteEventStore implements EventStore {
     const from = options.from ?? (backwards ? 'end' : 'start');
     let cursor = from === 'start' ? (backwards ? -1 : lowest) : from === 'end' ? (backwards ? last : last + 1) : Number(from);
     let remaining = options.maxCount ?? Infinity;
-    const sql = backwards
-      ? `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND revision <= ? AND revision >= ? AND created >= ? ORDER BY revision DESC LIMIT ?`
-      : `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND revision >= ? AND revision >= ? AND created >= ? ORDER BY revision ASC LIMIT ?`;
-    const query = this.cached(sql);
-    while (remaining > 0) {
-      const limit = Math.min(this.pageSize, remaining);
-      const rows = query.all(stream, cursor, lowest, minCreated, limit) as EventRow[];
-      for (const row of rows) yield toRecorded(row);
-      remaining -= rows.length;
-      if (rows.length < limit) return;
-      cursor = rows[rows.length - 1]!.revision + (backwards ? -1 : 1);
+    const query = this.cached(
+      backwards
+        ? `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND revision <= ? AND revision >= ? AND created >= ? ORDER BY revision DESC LIMIT ?`
+        : `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND revision >= ? AND revision >= ? AND created >= ? ORDER BY revision ASC LIMIT ?`,
+    );
+    let exhausted = false;
+    return () => {
+      if (exhausted || remaining <= 0) return null;
       this.assertOpen();
-    }
+      const limit = Math.min(this.pageSize, remaining);
+      const rows = query.all(stream, cursor, lowest, minCreated, limit) as EventTuple[];
+      remaining -= rows.length;
+      if (rows.length < limit) exhausted = true;
+      else cursor = rows[rows.length - 1]![2] + (backwards ? -1 : 1);
+      return rows.map(toRecorded);
+    };
   }
 
-  async *readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
+  readAll(options: ReadAllOptions = {}): AsyncIterable<RecordedEvent> {
+    let query: (() => RecordedEvent[] | null) | null = null;
+    return pagedEvents(() => (query ??= this.allPages(options))());
+  }
+
+  private allPages(options: ReadAllOptions): () => RecordedEvent[] | null {
     this.assertOpen();
     checkMaxCount(options.maxCount);
     compileFilter(options.filter);
     const backwards = options.direction === 'backwards';
     const from = options.from ?? (backwards ? 'end' : 'start');
-    if (from === 'start' && backwards) return;
+    if (from === 'start' && backwards) return () => null;
     // Pages are keyed by an exclusive cursor; `from` is inclusive.
     let after: number;
     if (from === 'start') after = 0;
     else if (from === 'end') after = backwards ? Number.MAX_SAFE_INTEGER : this.headNumber();
     else after = Number(from.commit) + (backwards ? 1 : -1);
     let remaining = options.maxCount ?? Infinity;
-    while (remaining > 0) {
+    let exhausted = false;
+    return () => {
+      if (exhausted || remaining <= 0) return null;
+      this.assertOpen();
       const limit = Math.min(this.pageSize, remaining);
       const page = this.readAllPage(after, backwards ? 'backwards' : 'forwards', limit, options.filter);
-      for (const event of page) yield event;
       remaining -= page.length;
-      if (page.length < limit) return;
-      after = Number(page[page.length - 1]!.position.commit);
-      this.assertOpen();
-    }
+      if (page.length < limit) exhausted = true;
+      else after = Number(page[page.length - 1]!.position.commit);
+      return page;
+    };
   }
 
   private readAllPage(
@@ -324,12 +332,12 @@ export class SqliteEventStore implements EventStore {
       direction === 'forwards'
         ? `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ?${where.sql} ORDER BY position ASC LIMIT ?`
         : `SELECT ${EVENT_COLUMNS} FROM events WHERE position < ?${where.sql} ORDER BY position DESC LIMIT ?`;
-    return (this.cached(sql).all(after, ...where.params, limit) as EventRow[]).map(toRecorded);
+    return (this.cached(sql).all(after, ...where.params, limit) as EventTuple[]).map(toRecorded);
   }
 
   private readStreamPage(stream: string, afterRevision: number, limit: number): RecordedEvent[] {
     const sql = `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND revision > ? ORDER BY revision ASC LIMIT ?`;
-    return (this.cached(sql).all(stream, afterRevision, limit) as EventRow[]).map(toRecorded);
+    return (this.cached(sql).all(stream, afterRevision, limit) as EventTuple[]).map(toRecorded);
   }
 
   subscribeAll(options: SubscribeAllOptions = {}): Subscription {
@@ -426,10 +434,11 @@ export class SqliteEventStore implements EventStore {
     return this.stmt.head.get()?.seq ?? 0;
   }
 
+  /** Event queries, prepared once, returning EventTuples. */
   private cached(sql: string): Statement {
     let stmt = this.queryCache.get(sql);
     if (!stmt) {
-      stmt = this.db.prepare(sql);
+      stmt = this.db.prepare(sql).raw(true);
       this.queryCache.set(sql, stmt);
     }
     return stmt;
