@@ -1,5 +1,13 @@
 /** Event factories shared by the baseline and the store scenarios, so both write the same rows. */
+import { randomUUID } from 'node:crypto';
 import type { EventData, JsonObject } from '../../src/events/store/types.js';
+
+/**
+ * The ids the raw baseline writes: random v4 UUIDs, as the store generates (`randomUUID`) for events
+ * appended without an id. If the store's id generator changes, change this too so the baseline keeps
+ * writing the same rows (id order decides how much of the `events_by_id` index each commit touches).
+ */
+export const baselineId: () => string = randomUUID;
 
 const TEXT = 'The quick brown fox jumps over the lazy dog while the agent replies at length. '.repeat(2).slice(0, 104);
 
@@ -29,6 +37,20 @@ export function makeEvent(seq: number): EventData {
 export function makeEvents(firstSeq: number, count: number): EventData[] {
   const out: EventData[] = new Array(count);
   for (let i = 0; i < count; i++) out[i] = makeEvent(firstSeq + i);
+  return out;
+}
+
+/**
+ * A caller-assigned, ascending UUID (version nibble 4, variant 8, so the store's UUID check accepts it).
+ * Ascending ids keep the store's unique index on `id` append-only, which makes seeding a large log fast.
+ */
+export function sequentialId(seq: number): string {
+  return `00000000-0000-4000-8000-${seq.toString(16).padStart(12, '0')}`;
+}
+
+export function makeEventsWithIds(firstSeq: number, count: number): EventData[] {
+  const out = makeEvents(firstSeq, count);
+  for (let i = 0; i < count; i++) out[i]!.id = sequentialId(firstSeq + i);
   return out;
 }
 

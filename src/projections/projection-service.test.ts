@@ -6,10 +6,11 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempLog, userContext, userMessages } from '../../test/support/log-fixtures.js';
+import { serializePosition } from '../events/store/position.js';
 import type { Projection } from './projection.js';
 import { ProjectionFailedError, ProjectionService, ProjectionTimeoutError } from './projection-service.js';
 import { ReadModelDb } from './read-model-db.js';
-import { sessionLogProjection, type SessionLogRow } from './session-log.projection.js';
+import { sessionViewProjection, type SessionViewRow } from './session-view.projection.js';
 
 const quiet = { log: () => {}, error: () => {} };
 
@@ -66,24 +67,34 @@ describe('ProjectionService', () => {
   });
 
   it('read-your-writes: after waitFor, the append is visible in the read model', async () => {
-    const service = serve([sessionLogProjection]);
-    const { position } = await env.log.append('session-a', userMessages(3), userContext);
-    await service.waitFor(position, { eventTypes: ['message'] });
-    const rows = service.reader('session_log').all<SessionLogRow>('SELECT * FROM {log} ORDER BY seq');
-    expect(rows.map((r) => [r.seq, r.actor, JSON.parse(r.payload).content])).toEqual([
-      [1, 'user', 'hello 1'],
-      [2, 'user', 'hello 2'],
-      [3, 'user', 'hello 3'],
-    ]);
-    expect(JSON.parse(rows[0]!.payload)).toEqual({ type: 'message', role: 'user', content: 'hello 1', actor: 'user' });
+    const service = serve([sessionViewProjection]);
+    await env.log.append('session-a', userMessages(3), userContext);
+    const { position } = await env.log.append(
+      'session-a',
+      [{ type: 'tool_call', data: { id: 'c1', name: 'read', input: {} }, metadata: { seq: 4 } }],
+      { ...userContext, actor: 'agent', at: 1234 },
+    );
+    await service.waitFor(position, { eventTypes: ['tool_call'] });
+    const row = service.reader('session_view').get<SessionViewRow>('SELECT * FROM {sessions} WHERE session_id = ?', 'a');
+    expect(row).toMatchObject({
+      account_id: 'z6MkAccount',
+      last_seq: 4,
+      last_type: 'tool_call',
+      last_actor: 'agent',
+      messages: 3,
+      tool_calls: 1,
+      errors: 0,
+      updated_at: 1234,
+      position: serializePosition(position),
+    });
   });
 
   it('waitFor times out with a clear error when a projection is not running', async () => {
-    const service = new ProjectionService(env.log, readModels, [sessionLogProjection], quiet);
+    const service = new ProjectionService(env.log, readModels, [sessionViewProjection], quiet);
     services.push(service);
     const { position } = await env.log.append('session-a', userMessages(1), userContext);
     await expect(service.waitFor(position, { timeoutMs: 50 })).rejects.toBeInstanceOf(ProjectionTimeoutError);
-    await expect(service.waitFor(position, { timeoutMs: 50 })).rejects.toThrow(/still behind: session_log/);
+    await expect(service.waitFor(position, { timeoutMs: 50 })).rejects.toThrow(/still behind: session_view/);
   });
 
   it('a throw mid-batch commits neither rows nor checkpoint; a restart applies everything exactly once', async () => {
@@ -109,18 +120,21 @@ describe('ProjectionService', () => {
   });
 
   it('replay from zero equals the incrementally built state', async () => {
-    const service = serve([sessionLogProjection, counter()]);
+    const service = serve([sessionViewProjection, counter()]);
     for (let i = 0; i < 30; i++) {
       const { position } = await env.log.append(`session-${i % 4}`, userMessages(3, 1 + Math.floor(i / 4) * 3), userContext);
       if (i % 5 === 0) await service.waitFor(position);
     }
     await service.waitFor((await env.store.headPosition())!);
-    const incremental = [dump(service, 'session_log', 'log'), dump(service, 'message_counts', 'counts')];
-    await service.rebuild('session_log');
+    const incremental = [dump(service, 'session_view', 'sessions'), dump(service, 'message_counts', 'counts')];
+    await service.rebuild('session_view');
     await service.rebuild('message_counts');
-    const replayed = [dump(service, 'session_log', 'log'), dump(service, 'message_counts', 'counts')];
+    const replayed = [dump(service, 'session_view', 'sessions'), dump(service, 'message_counts', 'counts')];
     expect(replayed).toEqual(incremental);
-    expect(readModels.generations('session_log').map((g) => [g.generation, g.state])).toEqual([[2, 'serving']]);
+    expect(readModels.generations('session_view').map((g) => [g.generation, g.state])).toEqual([[2, 'serving']]);
+    // Secondary indexes of a rebuilt generation are created when it is promoted.
+    const indexes = readModels.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'p_session_view_%'").all();
+    expect(indexes).toContainEqual({ name: 'p_session_view_g2_sessions_by_account' });
   });
 
   it('a version bump rebuilds into fresh tables while the old ones keep answering, then swaps', async () => {
@@ -169,18 +183,15 @@ describe('ProjectionService', () => {
     ]);
   });
 
-  it('projects upcast old events: Log rows get the derived actor', async () => {
+  it('projects upcast old events: the view sees the derived actor and seq', async () => {
     await env.store.append('session-old', [
-      { id: randomUUID(), type: 'message', data: { role: 'user', content: 'hi' } },
-      { id: randomUUID(), type: 'error', data: { message: 'down' } },
+      { id: randomUUID(), type: 'message', data: { role: 'user', content: 'hi' }, metadata: { accountId: 'z6MkOld' } },
+      { id: randomUUID(), type: 'error', data: { message: 'down' }, metadata: { accountId: 'z6MkOld' } },
     ]);
-    const service = serve([sessionLogProjection]);
+    const service = serve([sessionViewProjection]);
     await service.waitFor((await env.store.headPosition())!);
-    const rows = service.reader('session_log').all<SessionLogRow>('SELECT seq, actor, type FROM {log} ORDER BY seq');
-    expect(rows).toEqual([
-      { seq: 1, actor: 'user', type: 'message' },
-      { seq: 2, actor: 'system', type: 'error' },
-    ]);
+    const row = service.reader('session_view').get<SessionViewRow>('SELECT * FROM {sessions}');
+    expect(row).toMatchObject({ session_id: 'old', last_seq: 2, last_type: 'error', last_actor: 'system', messages: 1, errors: 1 });
   });
 
   it('refuses unknown projections and bad names', async () => {

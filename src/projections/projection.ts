@@ -16,11 +16,14 @@ export interface Projection {
    * Logical table name → column definitions, e.g. `id TEXT PRIMARY KEY, name TEXT`. Each rebuild gets
    * fresh physical tables; SQL refers to them as `{name}`.
    */
-  tables: Readonly<Record<string, string>>;
+  tables: Readonly<Record<string, TableSpec>>;
   /** Index definitions over `{table}` placeholders, e.g. `CREATE INDEX {log}_by_type ON {log} (type)`. */
   indexes?: readonly string[];
   apply(event: CatalogEvent, tx: ProjectionTx): void;
 }
+
+/** Column definitions, or with `withoutRowid` for tables clustered on their primary key. */
+export type TableSpec = string | { columns: string; withoutRowid: true };
 
 /** What `apply` writes through. SQL names tables as `{logical}`; statements are prepared once. */
 export interface ProjectionTx {

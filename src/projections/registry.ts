@@ -1,5 +1,5 @@
 import type { Projection } from './projection.js';
-import { sessionLogProjection } from './session-log.projection.js';
+import { sessionViewProjection } from './session-view.projection.js';
 
 /** Every projection the server runs; each later area adds its read models here. */
-export const PROJECTIONS: readonly Projection[] = [sessionLogProjection];
+export const PROJECTIONS: readonly Projection[] = [sessionViewProjection];

@@ -86,18 +86,20 @@ describe('seed-agents CLI', () => {
 
   it('rebuilds a projection with a progress report, and refuses while a server holds the data dir', async () => {
     for (let i = 0; i < 20; i++) await log.append(`session-${i}`, userMessages(50), userContext);
-    const result = cli('rebuild', 'session_log');
+    const result = cli('rebuild', 'session_view');
     expect(result.status).toBe(0);
-    expect(result.stdout).toMatch(/session_log: rebuilt from 1,000 events in [\d.]+ s \([\d,]+ events\/s\)/);
-    expect(result.stderr).toMatch(/session_log \[#+\] 100\.0%/);
+    expect(result.stdout).toMatch(/session_view: rebuilt from 1,000 events in [\d.]+ s \([\d,]+ events\/s\)/);
+    expect(result.stderr).toMatch(/session_view \[#+\] 100\.0%/);
     const readModels = new ReadModelDb(join(dir, 'readmodels.db'));
-    const [gen] = readModels.generations('session_log');
+    const [gen] = readModels.generations('session_view');
     expect(gen).toMatchObject({ state: 'serving', version: 1 });
-    const rows = readModels.db.prepare(`SELECT COUNT(*) AS n FROM p_session_log_g${gen!.generation}_log`).get();
+    const rows = readModels.db
+      .prepare(`SELECT COUNT(*) AS n, SUM(messages) AS messages FROM p_session_view_g${gen!.generation}_sessions`)
+      .get();
     readModels.close();
-    expect(rows).toEqual({ n: 1000 });
+    expect(rows).toEqual({ n: 20, messages: 1000 });
 
-    expect(cli('rebuild', 'nope').stderr).toMatch(/unknown projection nope; projections are: session_log/);
+    expect(cli('rebuild', 'nope').stderr).toMatch(/unknown projection nope; projections are: session_view/);
     writeFileSync(join(dir, 'projections.lock'), JSON.stringify({ pid: process.pid, holder: 'seed-agents serve', since: 'now' }));
     const locked = cli('rebuild');
     expect(locked.status).toBe(2);

@@ -13,7 +13,8 @@ function packageRoot(): string {
   return dir;
 }
 
-export const EVENT_SCHEMA_DIR = join(packageRoot(), 'schemas', 'events');
+export const PACKAGE_ROOT = packageRoot();
+export const EVENT_SCHEMA_DIR = join(PACKAGE_ROOT, 'schemas', 'events');
 
 export function loadEventSchemas(): Record<string, unknown>[] {
   return readdirSync(EVENT_SCHEMA_DIR)

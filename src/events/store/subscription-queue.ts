@@ -66,16 +66,28 @@ export class SubscriptionQueue implements Subscription {
     await this.source?.onClose();
   }
 
-  async next(): Promise<IteratorResult<SubscriptionMessage>> {
+  next(): Promise<IteratorResult<SubscriptionMessage>> {
+    // Not an async function: the common case — a message already queued — resolves without the
+    // extra promise and microtask an async function adds, which matters at catch-up rates.
+    const queued = this.shift();
+    if (queued) return Promise.resolve({ value: queued, done: false });
+    return this.wait();
+  }
+
+  private shift(): SubscriptionMessage | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const value = this.items[this.head++]!;
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items.splice(0, this.head);
+      this.head = 0;
+    }
+    return value;
+  }
+
+  private async wait(): Promise<IteratorResult<SubscriptionMessage>> {
     for (;;) {
-      if (this.head < this.items.length) {
-        const value = this.items[this.head++]!;
-        if (this.head > 1024 && this.head * 2 > this.items.length) {
-          this.items.splice(0, this.head);
-          this.head = 0;
-        }
-        return { value, done: false };
-      }
+      const queued = this.shift();
+      if (queued) return { value: queued, done: false };
       if (this.closed) {
         if (this.failure) throw this.failure;
         return { value: undefined, done: true };

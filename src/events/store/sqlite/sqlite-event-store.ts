@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
-import type { Database as Db, Statement } from 'better-sqlite3';
+import type { Database as Db, Statement, Transaction } from 'better-sqlite3';
 import { DuplicateEventIdError, StreamDeletedError, StreamNotFoundError, StoreUnavailableError } from '../errors.js';
 import { assertExpectedRevision } from '../expected-revision.js';
 import { compileFilter } from '../filter.js';
@@ -93,6 +93,11 @@ export class SqliteEventStore implements EventStore {
     eventsAfter: Statement<[number, number], EventTuple>;
   };
   private readonly queryCache = new Map<string, Statement>();
+  /** Built once: better-sqlite3 creates four wrapper functions per `transaction()` call. */
+  private readonly appendOne: (item: PendingAppend, now: number) => AppendOutcome;
+  private readonly commitGroup: Transaction<
+    (batch: PendingAppend[]) => { headBefore: number; outcomes: (AppendOutcome | { error: unknown })[] }
+  >;
 
   constructor(path: string, options: SqliteEventStoreOptions = {}) {
     this.path = path;
@@ -121,6 +126,19 @@ export class SqliteEventStore implements EventStore {
         .prepare<[number, number], EventTuple>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`)
         .raw(true),
     };
+    this.appendOne = this.db.transaction((item: PendingAppend, now: number) => this.appendBody(item, now));
+    this.commitGroup = this.db.transaction((batch: PendingAppend[]) => {
+      const headBefore = this.headNumber();
+      const now = Date.now();
+      const outcomes = batch.map((item) => {
+        try {
+          return this.appendOne(item, now);
+        } catch (error) {
+          return { error };
+        }
+      });
+      return { headBefore, outcomes };
+    });
     this.hub = new LiveHub({
       path,
       pageSize: this.pageSize,
@@ -156,27 +174,15 @@ export class SqliteEventStore implements EventStore {
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
-    const outcomes: (AppendOutcome | { error: unknown })[] = [];
-    let headBefore = 0;
+    let group: { headBefore: number; outcomes: (AppendOutcome | { error: unknown })[] };
     try {
-      this.db
-        .transaction(() => {
-          headBefore = this.headNumber();
-          const now = Date.now();
-          for (const item of batch) {
-            try {
-              outcomes.push(this.appendOne(item, now));
-            } catch (error) {
-              outcomes.push({ error });
-            }
-          }
-        })
-        .immediate();
+      group = this.commitGroup.immediate(batch);
     } catch (error) {
       const failure = toStoreError(error);
       for (const item of batch) item.reject(failure);
       return;
     }
+    const { headBefore, outcomes } = group;
     const written: EventTuple[] = [];
     batch.forEach((item, i) => {
       const outcome = outcomes[i]!;
@@ -190,31 +196,30 @@ export class SqliteEventStore implements EventStore {
     if (written.length) this.hub.publishLocal(headBefore, written);
   }
 
-  /** Runs inside the group transaction, in its own savepoint. */
-  private readonly appendOne = (item: PendingAppend, now: number): AppendOutcome =>
-    this.db.transaction((): AppendOutcome => {
-      const retried = this.idempotentResult(item);
-      if (retried) return { result: retried, rows: [] };
-      const current = this.currentStream(item.stream);
-      if (current.tombstoned) throw new StreamDeletedError(item.stream);
-      assertExpectedRevision(item.stream, item.expected, current);
-      let revision = Number(current.lastRevision);
-      const rows: EventTuple[] = [];
-      for (const event of item.events) {
-        revision += 1;
-        let info;
-        try {
-          info = this.stmt.insert.run(item.stream, revision, event.id, event.type, event.data, event.metadata, now);
-        } catch (error) {
-          if (isUniqueViolation(error, 'events.stream, events.id')) throw new DuplicateEventIdError(item.stream, event.id);
-          throw error;
-        }
-        rows.push([Number(info.lastInsertRowid), item.stream, revision, event.id, event.type, event.data, event.metadata, now]);
+  /** Runs inside the group transaction, in its own savepoint (see the constructor). */
+  private appendBody(item: PendingAppend, now: number): AppendOutcome {
+    const retried = this.idempotentResult(item);
+    if (retried) return { result: retried, rows: [] };
+    const current = this.currentStream(item.stream);
+    if (current.tombstoned) throw new StreamDeletedError(item.stream);
+    assertExpectedRevision(item.stream, item.expected, current);
+    let revision = Number(current.lastRevision);
+    const rows: EventTuple[] = [];
+    for (const event of item.events) {
+      revision += 1;
+      let info;
+      try {
+        info = this.stmt.insert.run(item.stream, revision, event.id, event.type, event.data, event.metadata, now);
+      } catch (error) {
+        if (isUniqueViolation(error, 'events.stream, events.id')) throw new DuplicateEventIdError(item.stream, event.id);
+        throw error;
       }
-      this.stmt.upsertStream.run(item.stream, revision, STATE_OPEN);
-      const last = rows[rows.length - 1]!;
-      return { result: { nextExpectedRevision: BigInt(revision), position: position(BigInt(last[0])) }, rows };
-    })();
+      rows.push([Number(info.lastInsertRowid), item.stream, revision, event.id, event.type, event.data, event.metadata, now]);
+    }
+    this.stmt.upsertStream.run(item.stream, revision, STATE_OPEN);
+    const last = rows[rows.length - 1]!;
+    return { result: { nextExpectedRevision: BigInt(revision), position: position(BigInt(last[0])) }, rows };
+  }
 
   /**
    * A retry of an append that already committed (same ids, same stream, same order) gets the first
