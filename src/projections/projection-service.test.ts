@@ -194,6 +194,63 @@ describe('ProjectionService', () => {
     expect(row).toMatchObject({ session_id: 'old', last_seq: 2, last_type: 'error', last_actor: 'system', messages: 1, errors: 1 });
   });
 
+  it('a pipelined (writeOnly) rebuild interrupted midway resumes from its checkpoint on the next start', async () => {
+    for (let i = 0; i < 60; i++) await env.log.append(`session-${i}`, userMessages(200), userContext);
+    const head = (await env.store.headPosition())!;
+    const v1 = serve([sessionViewProjection]);
+    await v1.waitFor(head, { timeoutMs: 20_000 });
+    await v1.stop();
+
+    const bumped = { ...sessionViewProjection, version: 2 };
+    const interrupted = serve([bumped]);
+    // Stop once the new generation has committed some batches but not all.
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        const building = readModels.generations('session_view').find((g) => g.state === 'building');
+        if (building?.checkpoint) {
+          clearInterval(check);
+          resolve();
+        }
+      }, 1);
+    });
+    await interrupted.stop();
+    const partial = readModels.generations('session_view').find((g) => g.state === 'building')!;
+    expect(partial.checkpoint!.commit < head.commit).toBe(true);
+
+    const resumed = serve([bumped]);
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        if (resumed.status()[0]!.generation === partial.generation) {
+          clearInterval(check);
+          resolve();
+        }
+      }, 5);
+    });
+    await resumed.waitFor(head);
+    const rows = resumed.reader('session_view').all<SessionViewRow>('SELECT last_seq, messages FROM {sessions}');
+    expect(rows.length).toBe(60);
+    expect(rows.every((r) => r.last_seq === 200 && r.messages === 200)).toBe(true);
+  });
+
+  it('a writeOnly projection that reads its tables fails its rebuild with a clear error', async () => {
+    await env.log.append('session-a', userMessages(2), userContext);
+    const sneaky: Projection = {
+      ...counter(),
+      name: 'sneaky',
+      writeOnly: true,
+      apply(_, tx) {
+        tx.get('SELECT * FROM {counts}');
+      },
+    };
+    const errors: string[] = [];
+    const service = new ProjectionService(env.log, readModels, [sneaky], { log: () => {}, error: (m: string) => errors.push(m) });
+    services.push(service);
+    service.start();
+    void service.rebuild('sneaky');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(errors.join('\n')).toMatch(/Projection sneaky failed on message .*: Projection sneaky is writeOnly but read its tables \(tx.get\)/);
+  });
+
   it('refuses unknown projections and bad names', async () => {
     const service = serve([counter()]);
     await expect(service.rebuild('nope')).rejects.toThrow(/Unknown projection "nope"; projections are: message_counts/);

@@ -223,11 +223,11 @@ export class ProjectionService {
   }
 
   private beginBuilding(slot: Slot, generation: number, checkpoint: Position | null): void {
-    slot.building = this.worker(slot.projection, generation, checkpoint);
+    slot.building = this.worker(slot.projection, generation, checkpoint, true);
     slot.building.start();
   }
 
-  private worker(projection: Projection, generation: number, checkpoint: Position | null): ProjectionWorker {
+  private worker(projection: Projection, generation: number, checkpoint: Position | null, rebuilding = false): ProjectionWorker {
     const events: WorkerEvents = {
       onCommit: (worker) => {
         const slot = this.slots.get(projection.name);
@@ -248,7 +248,7 @@ export class ProjectionService {
       },
       onFailure: (worker, error) => this.handleFailure(projection.name, worker, error),
     };
-    return new ProjectionWorker(projection, generation, checkpoint, this.log, this.readModels, events);
+    return new ProjectionWorker(projection, generation, checkpoint, this.log, this.readModels, events, rebuilding);
   }
 
   private async swap(slot: Slot, built: ProjectionWorker): Promise<void> {

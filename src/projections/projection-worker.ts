@@ -3,15 +3,23 @@
  * batches; each batch's rows and the checkpoint commit in one SQLite transaction, so a crash never
  * double-applies or skips. Every event — handled or not — moves the checkpoint, which is what lets
  * a command wait until a projection has passed the position of its own append.
+ *
+ * A generation rebuilt from the log for a `writeOnly` projection is pipelined: this thread reads the
+ * log and runs `apply` against a recording tx, and a writer thread commits the recorded batches, so
+ * reading and writing use both cores. Once caught up the writer thread ends and batches commit here.
  */
 import type { EventLog, LogSubscription } from '../events/event-log.js';
 import type { CatalogEvent } from '../events/catalog/upcast.js';
 import { comparePositions, type Position } from '../events/store/position.js';
 import type { Projection, ProjectionTx } from './projection.js';
 import type { ReadModelDb } from './read-model-db.js';
+import { RebuildWriter } from './rebuild-writer.js';
+import { RecordingTx } from './recording-tx.js';
 import { GenerationSql } from './table-names.js';
 
 const BATCH_SIZE = 2000;
+/** Batches handed to the writer thread and not yet committed, before reading waits. */
+const MAX_IN_FLIGHT = 2;
 
 export interface WorkerEvents {
   /** After every committed batch. */
@@ -35,6 +43,7 @@ export class ProjectionWorker {
   private stopped = false;
   private readonly handles: ReadonlySet<string>;
   private readonly tx: ProjectionTx;
+  private writer: { thread: RebuildWriter; tx: RecordingTx; inFlight: Promise<void>[] } | null = null;
 
   constructor(
     readonly projection: Projection,
@@ -43,6 +52,8 @@ export class ProjectionWorker {
     private readonly log: EventLog,
     private readonly readModels: ReadModelDb,
     private readonly events: WorkerEvents,
+    /** Rebuilding from the log: pipeline the writes if the projection allows it. */
+    private readonly rebuilding = false,
   ) {
     this.checkpoint = checkpoint;
     this.handles = new Set(projection.eventTypes);
@@ -58,6 +69,14 @@ export class ProjectionWorker {
 
   start(): void {
     this.stopped = false;
+    if (this.rebuilding && this.projection.writeOnly && !this.caughtUp && this.readModels.path !== ':memory:') {
+      const thread = new RebuildWriter({
+        path: this.readModels.path,
+        projection: this.projection.name,
+        generation: this.generation,
+      });
+      this.writer = { thread, tx: new RecordingTx(this.sql), inFlight: [] };
+    }
     this.subscription = this.log.subscribeAll({ from: this.checkpoint ?? 'start' });
     void this.consume(this.subscription).catch((error: unknown) => this.fail(error));
   }
@@ -66,6 +85,9 @@ export class ProjectionWorker {
     this.stopped = true;
     await this.subscription?.close();
     this.subscription = null;
+    const writer = this.writer;
+    this.writer = null;
+    await writer?.thread.terminate();
   }
 
   /** True once the worker has applied everything up to and including `position`. */
@@ -77,8 +99,9 @@ export class ProjectionWorker {
     for await (const message of subscription) {
       if (this.stopped) return;
       if (message.kind === 'caughtUp') {
-        this.flush();
+        await this.flush();
         if (!this.caughtUp && !this.stopped) {
+          await this.endPipeline();
           this.caughtUp = true;
           this.events.onCaughtUp(this);
         }
@@ -86,46 +109,72 @@ export class ProjectionWorker {
       }
       if (this.handles.has(message.event.type)) this.batch.push(message.event);
       this.batchEnd = message.event.position;
-      if (++this.batchSeen >= BATCH_SIZE) this.flush();
+      if (++this.batchSeen >= BATCH_SIZE) await this.flush();
       else if (!this.flushScheduled) {
         // Runs once the subscription has nothing more queued: live events commit promptly, catch-up
         // reads (which never leave the microtask queue) commit in full batches.
         this.flushScheduled = true;
         setImmediate(() => {
           this.flushScheduled = false;
-          if (!this.stopped) this.flushOrFail();
+          if (!this.stopped) this.flush().catch((error: unknown) => this.fail(error));
         });
       }
     }
   }
 
-  private flushOrFail(): void {
-    try {
-      this.flush();
-    } catch (error) {
-      this.fail(error);
+  /** Commits the batch here, or hands it to the writer thread (waiting only when it is behind). */
+  private flush(): Promise<void> {
+    const end = this.batchEnd;
+    if (end === null) return Promise.resolve();
+    const batch = this.batch;
+    const seen = this.batchSeen;
+    this.batch = [];
+    this.batchSeen = 0;
+    this.batchEnd = null;
+    if (this.writer) return this.flushToWriter(this.writer, batch, end, seen);
+    this.readModels.db.transaction(() => {
+      this.applyAll(batch, this.tx);
+      this.readModels.saveCheckpoint(this.projection.name, this.generation, end, seen);
+    })();
+    this.committed(end, seen);
+    return Promise.resolve();
+  }
+
+  private flushToWriter(writer: NonNullable<ProjectionWorker['writer']>, batch: CatalogEvent[], end: Position, seen: number): Promise<void> {
+    this.applyAll(batch, writer.tx);
+    const done = writer.thread.commit(writer.tx.take(), end, seen).then(() => {
+      writer.inFlight.shift();
+      if (!this.stopped) this.committed(end, seen);
+    });
+    // A failed commit fails the worker even when nothing is waiting on this batch (after stop, the
+    // writer thread's termination rejects what was still in flight; fail() ignores that).
+    done.catch((error: unknown) => this.fail(error));
+    writer.inFlight.push(done);
+    return writer.inFlight.length > MAX_IN_FLIGHT ? writer.inFlight[0]! : Promise.resolve();
+  }
+
+  /** Lets every batch handed to the writer thread commit, then ends it: from here on, commit here. */
+  private async endPipeline(): Promise<void> {
+    const writer = this.writer;
+    if (!writer) return;
+    await Promise.all(writer.inFlight);
+    await writer.thread.close();
+    this.writer = null;
+  }
+
+  private applyAll(batch: CatalogEvent[], tx: ProjectionTx): void {
+    for (const event of batch) {
+      try {
+        this.projection.apply(event, tx);
+      } catch (error) {
+        throw new ProjectionApplyError(this.projection.name, event, error);
+      }
     }
   }
 
-  private flush(): void {
-    const end = this.batchEnd;
-    if (end === null) return;
-    const batch = this.batch;
-    this.readModels.db.transaction(() => {
-      for (const event of batch) {
-        try {
-          this.projection.apply(event, this.tx);
-        } catch (error) {
-          throw new ProjectionApplyError(this.projection.name, event, error);
-        }
-      }
-      this.readModels.saveCheckpoint(this.projection.name, this.generation, end, batch.length);
-    })();
-    this.batch = [];
-    this.batchEnd = null;
+  private committed(end: Position, seen: number): void {
     this.checkpoint = end;
-    this.processed += this.batchSeen;
-    this.batchSeen = 0;
+    this.processed += seen;
     this.events.onCommit(this);
   }
 

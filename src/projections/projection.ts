@@ -19,6 +19,11 @@ export interface Projection {
   tables: Readonly<Record<string, TableSpec>>;
   /** Index definitions over `{table}` placeholders, e.g. `CREATE INDEX {log}_by_type ON {log} (type)`. */
   indexes?: readonly string[];
+  /**
+   * `apply` only writes (tx.run), never reads its tables: a rebuild may then record its writes on
+   * one thread and commit them on another, reading the log while the last batch is written.
+   */
+  writeOnly?: boolean;
   apply(event: CatalogEvent, tx: ProjectionTx): void;
 }
 

@@ -37,9 +37,6 @@ export class ReadModelDb {
     // Read models are rebuilt from the log, so a commit needs no fsync of its own.
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 10000');
-    // Projections insert by their own keys, not in log order; a 64 MiB page cache (the default is
-    // 2 MiB) keeps those indexes' hot pages in memory during a rebuild.
-    this.db.pragma('cache_size = -65536');
     this.db.pragma('wal_autocheckpoint = 10000');
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS projection_generations (

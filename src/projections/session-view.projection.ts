@@ -32,6 +32,7 @@ export const sessionViewProjection: Projection = {
                updated_at INTEGER NOT NULL, position TEXT NOT NULL`,
   },
   indexes: ['CREATE INDEX {sessions}_by_account ON {sessions} (account_id, updated_at DESC)'],
+  writeOnly: true,
   apply(event, tx) {
     const { seq, actor, accountId, at } = event.metadata;
     // Idempotent under redelivery: the Log's seq only grows, so an event at or below last_seq is

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EVENT_CATALOG } from './catalog.js';
 import { renderCatalogDoc } from './catalog-doc.js';
-import { PACKAGE_ROOT } from './schema-files.js';
+import { PACKAGE_ROOT } from '../../package-root.js';
 
 describe('docs/events.md', () => {
   it('is exactly what the catalog generates (run `npm run docs:events` after changing an event)', () => {
