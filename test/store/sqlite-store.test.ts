@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WrongExpectedVersionError } from '../../src/events/store/errors.js';
+import { StoreUnavailableError, StreamDeletedError, WrongExpectedVersionError } from '../../src/events/store/errors.js';
 import { SqliteEventStore } from '../../src/events/store/sqlite/sqlite-event-store.js';
 import { collect, countEvents, events, eventsOf, readUntil, untilCaughtUp } from './helpers.js';
 
@@ -56,6 +56,34 @@ describe('sqlite event store', () => {
     const next = await store.append('keep', events(1), { expected: 2n });
     expect(next.nextExpectedRevision).toBe(3n);
     expect(next.position.commit).toBe(first.position.commit + 1n);
+  });
+
+  it('fails a whole group together when SQLite rolls back the transaction (disk full), writing nothing', async () => {
+    const db = (store as unknown as { db: import('better-sqlite3').Database }).db;
+    await store.append('before', events(1));
+    const pages = db.pragma('page_count', { simple: true }) as number;
+    db.pragma(`max_page_count = ${pages + 2}`);
+    const big = [{ type: 'Big', data: { blob: 'x'.repeat(500_000) } }];
+    const results = await Promise.allSettled([
+      store.append('g-a', events(1)),
+      store.append('g-b', big),
+      store.append('g-c', events(1)),
+    ]);
+    db.pragma('max_page_count = 4294967294');
+    for (const r of results) {
+      expect(r.status).toBe('rejected');
+      expect((r as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
+      expect(String((r as PromiseRejectedResult).reason.message)).toMatch(/SQLITE_FULL.*nothing was written/);
+    }
+    expect((await collect(store.readAll())).map((e) => e.stream)).toEqual(['before']);
+  });
+
+  it('keeps a delete after an append requested before it, and refuses retries to a tombstoned stream', async () => {
+    const batch = events(1);
+    const appended = store.append('order', batch);
+    await store.tombstoneStream('order');
+    await expect(appended).resolves.toMatchObject({ nextExpectedRevision: 0n });
+    await expect(store.append('order', batch)).rejects.toBeInstanceOf(StreamDeletedError);
   });
 
   it('refuses work after close with a clear error', async () => {

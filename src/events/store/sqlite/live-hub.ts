@@ -25,6 +25,8 @@ export interface HubReader {
   readAllPage(after: number, limit: number, filter: AllFilter | undefined): RecordedEvent[];
   readStreamPage(stream: string, afterRevision: number, limit: number): RecordedEvent[];
   lastRevision(stream: string): bigint;
+  /** Runs `read` in one read transaction: every statement in it sees the same snapshot. */
+  snapshot<T>(read: () => T): T;
 }
 
 /** A live subscriber this far behind stops being pushed to and reads from the file instead. */
@@ -51,7 +53,7 @@ export class LiveHub {
       match,
       readPage: (s) => this.reader.readAllPage(s.lastPosition, this.reader.pageSize, options.filter),
     });
-    if (from === 'end') sub.goLive(this.reader.head());
+    if (from === 'end') sub.goLive(this.reader.snapshot(() => this.reader.head()));
     else sub.lastPosition = from === 'start' ? 0 : Number(from.commit);
     return this.add(sub);
   }
@@ -63,16 +65,32 @@ export class LiveHub {
       readPage: (s) => this.reader.readStreamPage(stream, s.lastRevision, this.reader.pageSize),
     });
     if (from === 'end') {
-      sub.lastRevision = Number(this.reader.lastRevision(stream));
-      sub.goLive(this.reader.head());
+      const { revision, head } = this.reader.snapshot(() => ({
+        revision: this.reader.lastRevision(stream),
+        head: this.reader.head(),
+      }));
+      sub.lastRevision = Number(revision);
+      sub.goLive(head);
     } else {
       sub.lastRevision = from === 'start' ? -1 : Number(from);
     }
     return this.add(sub);
   }
 
-  /** Called after a local commit. `headBefore` is the log's head when that transaction began. */
+  /**
+   * Called after a local commit. `headBefore` is the log's head when that transaction began. If the
+   * events cannot be delivered (reading another process's commits failed), the subscriptions end
+   * with that error rather than carry on with a gap.
+   */
   publishLocal(headBefore: number, rows: EventTuple[]): void {
+    try {
+      this.publish(headBefore, rows);
+    } catch (error) {
+      for (const sub of this.subs) sub.queue.fail(error);
+    }
+  }
+
+  private publish(headBefore: number, rows: EventTuple[]): void {
     const last = rows[rows.length - 1]![0];
     if (this.subs.size === 0) {
       this.knownHead = Math.max(this.knownHead, last);
@@ -182,11 +200,12 @@ class LiveSubscription implements SubscriptionSource {
   /** Catch-up happens here, in the consumer's `next()`, one page at a time. */
   pull(): void {
     if (this.live) return;
-    const page = this.spec.readPage(this);
+    // The page and the head come from one snapshot, so the head is exactly what the page saw:
+    // another process's commit between two separate reads would otherwise count as delivered.
+    // Switching in the same synchronous step means nothing in this process commits in between.
+    const { page, head } = this.reader.snapshot(() => ({ page: this.spec.readPage(this), head: this.reader.head() }));
     for (const event of page) this.deliver(event);
-    // Read and switch in one synchronous step: nothing can commit in between in this process, and
-    // other processes' commits after the read have positions above the head read here.
-    if (page.length < this.reader.pageSize) this.goLive(this.reader.head());
+    if (page.length < this.reader.pageSize) this.goLive(head);
   }
 
   offer(events: RecordedEvent[]): void {

@@ -134,6 +134,10 @@ export class SqliteEventStore implements EventStore {
         try {
           return this.appendOne(item, now);
         } catch (error) {
+          // Disk full, I/O errors and the like can make SQLite roll back the whole transaction, not
+          // just this append's savepoint: then the group fails together, or later appends would
+          // commit on their own while every caller hears "failed".
+          if (!this.db.inTransaction) throw error;
           return { error };
         }
       });
@@ -148,6 +152,7 @@ export class SqliteEventStore implements EventStore {
       readAllPage: (after, limit, filter) => this.readAllPage(after, 'forwards', limit, filter),
       readStreamPage: (stream, afterRevision, limit) => this.readStreamPage(stream, afterRevision, limit),
       lastRevision: (stream) => this.currentStream(stream).lastRevision,
+      snapshot: (read) => this.db.transaction(read).deferred(),
     });
   }
 
@@ -198,10 +203,11 @@ export class SqliteEventStore implements EventStore {
 
   /** Runs inside the group transaction, in its own savepoint (see the constructor). */
   private appendBody(item: PendingAppend, now: number): AppendOutcome {
+    const current = this.currentStream(item.stream);
+    // Even a retry of an append that had succeeded is refused once the stream is tombstoned.
+    if (current.tombstoned) throw new StreamDeletedError(item.stream);
     const retried = this.idempotentResult(item);
     if (retried) return { result: retried, rows: [] };
-    const current = this.currentStream(item.stream);
-    if (current.tombstoned) throw new StreamDeletedError(item.stream);
     assertExpectedRevision(item.stream, item.expected, current);
     let revision = Number(current.lastRevision);
     const rows: EventTuple[] = [];
@@ -427,8 +433,10 @@ export class SqliteEventStore implements EventStore {
     this.db.close();
   }
 
+  /** Deletes and metadata writes: after any appends already requested, so they keep their order. */
   private write<T>(body: () => T): Promise<T> {
     try {
+      if (this.pending.length) this.flush();
       return Promise.resolve(this.db.transaction(body).immediate());
     } catch (error) {
       return Promise.reject(toStoreError(error));
@@ -465,7 +473,7 @@ function isUniqueViolation(error: unknown, column: string): boolean {
 /** Lock time-outs and I/O failures mean "not written, try again"; store refusals pass through. */
 function toStoreError(error: unknown): unknown {
   const code = (error as { code?: string } | null)?.code;
-  if (typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN)/.test(code)) {
+  if (typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|IOERR|FULL|NOMEM|CANTOPEN)/.test(code)) {
     return new StoreUnavailableError(`The event store could not commit (${code}): nothing was written`, { cause: error });
   }
   return error;
