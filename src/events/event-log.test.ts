@@ -77,6 +77,7 @@ describe('EventLog', () => {
     await store.append('session-old', old.map((e) => ({ ...e, id: randomUUID(), metadata: {} })));
     const events = await collect(log.readStream('session-old'));
     expect(events.every((e) => e.metadata.at === e.created)).toBe(true);
+    expect(events.every((e) => e.metadata.causationId === e.id && e.metadata.correlationId === e.id)).toBe(true);
     expect(events.map((e) => [e.type, e.metadata.actor, e.metadata.seq, e.metadata.v])).toEqual([
       ['message', 'user', 1, 2],
       ['message', 'agent', 2, 2],
@@ -93,6 +94,13 @@ describe('EventLog', () => {
       }
     }
     await sub.close();
+  });
+
+  it.each([0, 1.5, '2', 3])('refuses to read an event whose schema version is %o, naming it', async (v) => {
+    await store.append('session-bad', [{ type: 'message', data: { role: 'user', content: 'x' }, metadata: { v } }]);
+    await expect(collect(log.readStream('session-bad'))).rejects.toThrow(
+      new RegExp(`message event .* \\(session-bad@0\\) has schema version ${JSON.stringify(JSON.stringify(v)).slice(1, -1).replace('.', '\\.')}; this server reads versions 1 to 2`),
+    );
   });
 
   it('keeps an explicit actor on old events (a system notice written before versions)', async () => {

@@ -1,9 +1,15 @@
 /**
  * One process at a time may run the projections of a data directory: the server holds this lock;
  * an offline `seed-agents rebuild` takes it too, so the two never write the same read models.
+ *
+ * The lock is SQLite's own exclusive lock on `projections.lock`, held by an open transaction for the
+ * life of the holder. It lives in the kernel (POSIX advisory locks), so it vanishes with the process
+ * however it dies — a reused pid or a SIGKILL cannot leave a stale lock behind. Who holds it is
+ * written beside it, only to name the holder in the refusal.
  */
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 
 export class DataDirLockedError extends Error {
   override name = 'DataDirLockedError';
@@ -15,50 +21,40 @@ export interface DataDirLock {
 
 export function lockDataDir(dataDir: string, holder: string): DataDirLock {
   const path = join(dataDir, 'projections.lock');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(path, 'wx', 0o600);
-      writeSync(fd, JSON.stringify({ pid: process.pid, holder, since: new Date().toISOString() }));
-      closeSync(fd);
-      let released = false;
-      return {
-        release() {
-          if (released) return;
-          released = true;
-          unlinkSync(path);
-        },
-      };
-    } catch (error) {
-      if ((error as { code?: string }).code !== 'EEXIST') throw error;
-      const owner = readOwner(path);
-      if (owner && isAlive(owner.pid)) {
-        throw new DataDirLockedError(
-          `${owner.holder} (pid ${owner.pid}) is running the projections of ${dataDir} since ${owner.since}; ` +
-            'stop it first (a running server rebuilds a projection itself when its version changes)',
-        );
-      }
-      // The holder died without releasing: the lock is stale.
-      unlinkSync(path);
-    }
+  const infoPath = `${path}.json`;
+  const db = new Database(path);
+  try {
+    db.pragma('busy_timeout = 0');
+    db.pragma('journal_mode = DELETE');
+    db.exec('BEGIN EXCLUSIVE');
+  } catch (error) {
+    db.close();
+    if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+    throw new DataDirLockedError(
+      `${describeHolder(infoPath)} is running the projections of ${dataDir}; stop it first ` +
+        '(a running server rebuilds a projection itself when its version changes)',
+    );
   }
-  throw new DataDirLockedError(`Could not lock ${path}: another process keeps taking it`);
+  writeFileSync(infoPath, JSON.stringify({ pid: process.pid, holder, since: new Date().toISOString() }), { mode: 0o600 });
+  let released = false;
+  return {
+    release() {
+      if (released) return;
+      released = true;
+      rmSync(infoPath, { force: true });
+      db.exec('ROLLBACK');
+      db.close();
+    },
+  };
 }
 
-function readOwner(path: string): { pid: number; holder: string; since: string } | null {
+function describeHolder(infoPath: string): string {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as { pid: number; holder: string; since: string };
+    const info = JSON.parse(readFileSync(infoPath, 'utf8')) as { pid: number; holder: string; since: string };
+    return `${info.holder} (pid ${info.pid}, since ${info.since})`;
   } catch (error) {
-    // Half-written by a process that died mid-write, or removed meanwhile: treat as stale.
-    if (error instanceof SyntaxError || (error as { code?: string }).code === 'ENOENT') return null;
+    // The holder may be between taking the lock and writing who it is.
+    if (error instanceof SyntaxError || (error as { code?: string }).code === 'ENOENT') return 'another process';
     throw error;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === 'EPERM';
   }
 }

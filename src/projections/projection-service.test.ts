@@ -145,8 +145,9 @@ describe('ProjectionService', () => {
     await v1.stop();
 
     const v2 = serve([counter(2, true)]);
-    // Reads answer at once, from generation 1, while generation 2 is built.
-    expect(v2.status()[0]).toMatchObject({ version: 2, generation: 1, rebuilding: true });
+    // Reads answer at once, from generation 1, while generation 2 is built; generation 1 is no longer
+    // fed, since only version 2's code exists.
+    expect(v2.status()[0]).toMatchObject({ version: 2, generation: 1, rebuilding: true, frozen: true });
     const during = v2.reader('message_counts').get<{ last: string }>('SELECT last FROM {counts} WHERE session_id = ?', 'session-0');
     expect(during?.last).toBe('hello 250');
     const swapped = new Promise<void>((resolve) => {
@@ -168,6 +169,35 @@ describe('ProjectionService', () => {
     // The old generation's tables are gone.
     const tables = readModels.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'p_message_counts_%'").all();
     expect(tables).toEqual([{ name: 'p_message_counts_g2_counts' }]);
+  });
+
+  it('after a version change adds a column, writes wait for the new generation instead of failing on the old', async () => {
+    const v1: Projection = {
+      name: 'widening',
+      version: 1,
+      eventTypes: ['message'],
+      tables: { rows: 'event_id TEXT PRIMARY KEY' },
+      apply(event, tx) {
+        tx.run('INSERT OR IGNORE INTO {rows} (event_id) VALUES (?)', event.id);
+      },
+    };
+    const v2: Projection = {
+      ...v1,
+      version: 2,
+      tables: { rows: 'event_id TEXT PRIMARY KEY, content TEXT' },
+      apply(event, tx) {
+        tx.run('INSERT OR IGNORE INTO {rows} (event_id, content) VALUES (?, ?)', event.id, (event.data as { content: string }).content);
+      },
+    };
+    for (let i = 0; i < 20; i++) await env.log.append(`session-${i}`, userMessages(100), userContext);
+    const first = serve([v1]);
+    await first.waitFor((await env.store.headPosition())!);
+    await first.stop();
+    const second = serve([v2]);
+    const { position } = await env.log.append('session-new', userMessages(1, 1, 'fresh'), userContext);
+    await second.waitFor(position, { timeoutMs: 10_000 });
+    expect(second.status()[0]).toMatchObject({ generation: 2, frozen: false, failure: null });
+    expect(second.reader('widening').all('SELECT content FROM {rows} WHERE content = ?', 'fresh 1')).toEqual([{ content: 'fresh 1' }]);
   });
 
   it('resumes from its checkpoint after a restart without re-applying', async () => {
@@ -192,6 +222,11 @@ describe('ProjectionService', () => {
     await service.waitFor((await env.store.headPosition())!);
     const row = service.reader('session_view').get<SessionViewRow>('SELECT * FROM {sessions}');
     expect(row).toMatchObject({ session_id: 'old', last_seq: 2, last_type: 'error', last_actor: 'system', messages: 1, errors: 1 });
+    // A Log from before any metadata at all: the account is unknown, and the view still builds.
+    await env.store.append('session-older', [{ id: randomUUID(), type: 'message', data: { role: 'user', content: 'hey' } }]);
+    await service.waitFor((await env.store.headPosition())!);
+    const older = service.reader('session_view').get<SessionViewRow>('SELECT * FROM {sessions} WHERE session_id = ?', 'older');
+    expect(older).toMatchObject({ account_id: null, last_seq: 1, last_actor: 'user' });
   });
 
   it('a pipelined (writeOnly) rebuild interrupted midway resumes from its checkpoint on the next start', async () => {
@@ -242,13 +277,77 @@ describe('ProjectionService', () => {
         tx.get('SELECT * FROM {counts}');
       },
     };
-    const errors: string[] = [];
-    const service = new ProjectionService(env.log, readModels, [sneaky], { log: () => {}, error: (m: string) => errors.push(m) });
+    const service = serve([sneaky]);
+    await expect(service.rebuild('sneaky')).rejects.toThrow(
+      /Projection sneaky failed on message .*: Projection sneaky is writeOnly but read its tables \(tx.get\)/,
+    );
+  });
+
+  /** Records each event's position; the table refuses position `poison`, so the writer thread fails there. */
+  function positions(poison: number): Projection {
+    return {
+      name: 'positions',
+      version: 1,
+      eventTypes: ['message'],
+      writeOnly: true,
+      tables: { seen: `position INTEGER PRIMARY KEY CHECK (position != ${poison})` },
+      apply(event, tx) {
+        tx.run('INSERT INTO {seen} (position) VALUES (?) ON CONFLICT DO NOTHING', Number(event.position.commit));
+      },
+    };
+  }
+
+  it('a batch failing in the writer thread stops every later batch from committing past it', async () => {
+    for (let i = 0; i < 60; i++) await env.log.append(`session-${i}`, userMessages(100), userContext);
+    const service = new ProjectionService(env.log, readModels, [positions(4000)], quiet);
     services.push(service);
-    service.start();
-    void service.rebuild('sneaky');
-    await new Promise((r) => setTimeout(r, 300));
-    expect(errors.join('\n')).toMatch(/Projection sneaky failed on message .*: Projection sneaky is writeOnly but read its tables \(tx.get\)/);
+    await expect(service.rebuild('positions')).rejects.toThrow(/CHECK constraint failed/);
+    const building = readModels.generations('positions').find((g) => g.state === 'building')!;
+    // Batches are 2,000 events: the one ending at 4,000 failed, and nothing after it may have committed.
+    expect(building.checkpoint === null || building.checkpoint.commit <= 2000n).toBe(true);
+    const committed = readModels.db.prepare(`SELECT MAX(position) AS max FROM p_positions_g${building.generation}_seen`).get();
+    expect(committed).toEqual({ max: building.checkpoint === null ? null : 2000 });
+  });
+
+  it('a failing rebuild neither crashes the process nor blocks read-your-writes on the healthy generation', async () => {
+    // Fails only when recorded for the writer thread: the serving generation applies the same events fine.
+    const fragile: Projection = {
+      ...counter(),
+      name: 'fragile',
+      writeOnly: true,
+      apply(event, tx) {
+        if (event.stream === 'session-poison') void tx.db;
+        counter().apply(event, tx);
+      },
+    };
+    const service = serve([fragile]);
+    await env.log.append('session-poison', userMessages(1), userContext);
+    await expect(service.rebuild('fragile')).rejects.toThrow(/fragile is writeOnly/);
+    expect(service.status()[0]).toMatchObject({ rebuilding: true, failure: null, rebuildFailure: expect.stringMatching(/writeOnly/) });
+    const { position } = await env.log.append('session-fine', userMessages(1), userContext);
+    await service.waitFor(position, { timeoutMs: 5000 });
+    expect(service.reader('fragile').get('SELECT messages FROM {counts} WHERE session_id = ?', 'session-fine')).toEqual({ messages: 1 });
+  });
+
+  it('a swap that fails (a unique index over the rebuilt rows) is reported, and the old generation keeps serving', async () => {
+    const plain: Projection = {
+      name: 'by_content',
+      version: 1,
+      eventTypes: ['message'],
+      tables: { rows: 'event_id TEXT PRIMARY KEY, content TEXT NOT NULL' },
+      apply(event, tx) {
+        tx.run('INSERT OR IGNORE INTO {rows} VALUES (?, ?)', event.id, (event.data as { content: string }).content);
+      },
+    };
+    await env.log.append('session-a', userMessages(1, 1, 'same'), userContext);
+    await env.log.append('session-b', userMessages(1, 1, 'same'), userContext);
+    const v1 = serve([plain]);
+    await v1.waitFor((await env.store.headPosition())!);
+    await v1.stop();
+    const v2 = serve([{ ...plain, version: 2, indexes: ['CREATE UNIQUE INDEX {rows}_content ON {rows} (content)'] }]);
+    await expect(v2.rebuild('by_content')).rejects.toThrow(/UNIQUE constraint failed/);
+    expect(v2.status()[0]).toMatchObject({ generation: 1, frozen: true, rebuildFailure: expect.stringMatching(/UNIQUE/) });
+    expect(v2.reader('by_content').all('SELECT content FROM {rows}')).toEqual([{ content: 'same 1' }, { content: 'same 1' }]);
   });
 
   it('refuses unknown projections and bad names', async () => {

@@ -35,6 +35,8 @@ export class ProjectionWorker {
   caughtUp = false;
   /** Events of `$all` this worker has committed past since it started (handled or not). */
   processed = 0;
+  /** The last failure, until the next successful commit. */
+  failure: unknown = null;
   private subscription: LogSubscription | null = null;
   private batch: CatalogEvent[] = [];
   private batchSeen = 0;
@@ -132,10 +134,14 @@ export class ProjectionWorker {
     this.batchSeen = 0;
     this.batchEnd = null;
     if (this.writer) return this.flushToWriter(this.writer, batch, end, seen);
-    this.readModels.db.transaction(() => {
-      this.applyAll(batch, this.tx);
-      this.readModels.saveCheckpoint(this.projection.name, this.generation, end, seen);
-    })();
+    // IMMEDIATE: take the write lock first, so a writer thread's commit cannot invalidate this
+    // transaction's snapshot between a read in `apply` and its first write.
+    this.readModels.db
+      .transaction(() => {
+        this.applyAll(batch, this.tx);
+        this.readModels.saveCheckpoint(this.projection.name, this.generation, end, seen);
+      })
+      .immediate();
     this.committed(end, seen);
     return Promise.resolve();
   }

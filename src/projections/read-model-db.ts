@@ -76,7 +76,7 @@ export class ReadModelDb {
         .prepare('INSERT INTO projection_generations (name, generation, version, state) VALUES (?, ?, ?, ?)')
         .run(projection.name, next, projection.version, state);
       return next;
-    })();
+    }).immediate();
   }
 
   /** Atomically makes `generation` the serving one and drops every other generation's tables. */
@@ -91,14 +91,14 @@ export class ReadModelDb {
       this.db
         .prepare("UPDATE projection_generations SET state = 'serving' WHERE name = ? AND generation = ?")
         .run(projection.name, generation);
-    })();
+    }).immediate();
   }
 
   discard(projection: Projection, generation: number): void {
     this.db.transaction(() => {
       this.dropTables(projection, generation);
       this.db.prepare('DELETE FROM projection_generations WHERE name = ? AND generation = ?').run(projection.name, generation);
-    })();
+    }).immediate();
   }
 
   /** Called inside the batch transaction, so rows and checkpoint commit together. */

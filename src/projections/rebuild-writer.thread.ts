@@ -19,6 +19,11 @@ export type WriterReply = { id: number; error?: string };
 const { path, projection, generation } = workerData as WriterInit;
 const readModels = new ReadModelDb(path);
 const statements: Statement[] = [];
+/**
+ * Once a batch fails, every later one is refused: batches queued behind it must not commit (and move
+ * the checkpoint past the failed rows) before the main thread has heard of the failure.
+ */
+let failed: string | null = null;
 
 const commit = readModels.db.transaction((ops: unknown[], checkpoint: string, seen: number) => {
   for (let i = 0; i < ops.length; ) {
@@ -37,11 +42,16 @@ parentPort!.on('message', (request: WriterRequest) => {
     parentPort!.close();
     return;
   }
+  if (failed !== null) {
+    parentPort!.postMessage({ id: request.id, error: `not written: an earlier batch failed (${failed})` } satisfies WriterReply);
+    return;
+  }
   try {
     for (const text of request.sql) statements.push(readModels.db.prepare(text));
-    commit(request.ops, request.checkpoint, request.seen);
+    commit.immediate(request.ops, request.checkpoint, request.seen);
     parentPort!.postMessage({ id: request.id } satisfies WriterReply);
   } catch (error) {
-    parentPort!.postMessage({ id: request.id, error: (error as Error).message ?? String(error) } satisfies WriterReply);
+    failed = (error as Error).message ?? String(error);
+    parentPort!.postMessage({ id: request.id, error: failed } satisfies WriterReply);
   }
 });

@@ -9,7 +9,8 @@ import type { Projection } from './projection.js';
 
 export interface SessionViewRow {
   session_id: string;
-  account_id: string;
+  /** Null for sessions whose Log predates account stamping. */
+  account_id: string | null;
   last_seq: number;
   last_type: string;
   last_actor: string;
@@ -26,7 +27,7 @@ export const sessionViewProjection: Projection = {
   version: 1,
   eventTypes: LOG_EVENT_TYPES,
   tables: {
-    sessions: `session_id TEXT PRIMARY KEY, account_id TEXT NOT NULL, last_seq INTEGER NOT NULL,
+    sessions: `session_id TEXT PRIMARY KEY, account_id TEXT, last_seq INTEGER NOT NULL,
                last_type TEXT NOT NULL, last_actor TEXT NOT NULL, messages INTEGER NOT NULL,
                tool_calls INTEGER NOT NULL, errors INTEGER NOT NULL, created_at INTEGER NOT NULL,
                updated_at INTEGER NOT NULL, position TEXT NOT NULL`,
@@ -47,7 +48,7 @@ export const sessionViewProjection: Projection = {
          errors = errors + excluded.errors, updated_at = excluded.updated_at, position = excluded.position
        WHERE excluded.last_seq > last_seq`,
       event.stream.slice('session-'.length),
-      accountId,
+      accountId ?? null,
       seq,
       event.type,
       actor,

@@ -1,6 +1,6 @@
 /** The seed-agents command line, run as a user would: the compiled bin against a data directory. */
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventLog } from '../../src/events/event-log.js';
 import { SqliteEventStore } from '../../src/events/store/sqlite/sqlite-event-store.js';
+import { lockDataDir } from '../../src/projections/data-dir-lock.js';
 import { ReadModelDb } from '../../src/projections/read-model-db.js';
 import { userContext, userMessages } from '../support/log-fixtures.js';
 
@@ -100,9 +101,10 @@ describe('seed-agents CLI', () => {
     expect(rows).toEqual({ n: 20, messages: 1000 });
 
     expect(cli('rebuild', 'nope').stderr).toMatch(/unknown projection nope; projections are: session_view/);
-    writeFileSync(join(dir, 'projections.lock'), JSON.stringify({ pid: process.pid, holder: 'seed-agents serve', since: 'now' }));
+    const server = lockDataDir(dir, 'seed-agents serve');
     const locked = cli('rebuild');
+    server.release();
     expect(locked.status).toBe(2);
-    expect(locked.stderr).toMatch(/seed-agents serve \(pid \d+\) is running the projections of .*; stop it first/);
+    expect(locked.stderr).toMatch(/seed-agents serve \(pid \d+, since .*\) is running the projections of .*; stop it first/);
   });
 });

@@ -4,6 +4,7 @@
  * already in FILE, so an interrupted or periodic export never repeats or skips an event.
  */
 import { closeSync, existsSync, openSync, readSync, fstatSync, ftruncateSync, writeSync } from 'node:fs';
+import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { comparePositions, parsePosition, type Position } from '../../events/store/position.js';
 import { eventLine } from '../event-line.js';
@@ -53,13 +54,18 @@ export const exportEvents: Command = {
         ...(values.type?.length ? { eventTypes: values.type } : {}),
       };
       const from = values.from ? positionArg('--from', values.from) : (after ?? 'start');
-      const write = (line: string) => (fd === null ? process.stdout.write(line) : writeSync(fd, line));
+      // To stdout, wait for the pipe to drain: otherwise a slow reader (gzip, ssh) would leave the
+      // whole export buffered in memory.
+      const write = async (line: string) => {
+        if (fd !== null) writeSync(fd, line);
+        else if (!process.stdout.write(line)) await once(process.stdout, 'drain');
+      };
       if (head) {
         for await (const event of log.readAll({ from, filter })) {
           if (comparePositions(event.position, head) > 0) break;
           // `--after` and `--resume` are exclusive; readAll starts at the given position itself.
           if (after && comparePositions(event.position, after) <= 0) continue;
-          write(`${eventLine(event, 'json')}\n`);
+          await write(`${eventLine(event, 'json')}\n`);
           written++;
         }
       }

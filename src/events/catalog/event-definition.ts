@@ -2,6 +2,7 @@ import type { JsonObject, JsonValue } from '../store/types.js';
 
 /** An event as the catalog sees it: data and metadata, before or after upcasting. */
 export interface EventShape {
+  id: string;
   type: string;
   data: JsonValue;
   metadata: JsonObject;

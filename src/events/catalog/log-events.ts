@@ -22,13 +22,17 @@ export function deriveActor(event: Pick<EventShape, 'type' | 'data'>): Actor {
 
 /**
  * v1 → v2: derive `actor` from the type, `seq` from the revision — v1 session streams held only
- * Log events, so revision + 1 is the Log position they were shown at — and `at` from the commit time.
+ * Log events, so revision + 1 is the Log position they were shown at — `at` from the commit time,
+ * and, where no cause was recorded, the event as its own cause and correlation. An account that was
+ * never recorded cannot be derived: readers treat a missing `accountId` as unknown.
  */
 const stampActorAndSeq: Upcaster = (event) => {
   const metadata: JsonObject = { ...event.metadata, v: 2 };
   if (metadata.actor === undefined) metadata.actor = deriveActor(event);
   if (metadata.seq === undefined) metadata.seq = Number(event.revision) + 1;
   if (metadata.at === undefined) metadata.at = event.created;
+  if (metadata.causationId === undefined) metadata.causationId = event.id;
+  if (metadata.correlationId === undefined) metadata.correlationId = event.id;
   return { ...event, metadata };
 };
 
