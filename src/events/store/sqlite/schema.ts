@@ -14,9 +14,6 @@ export function openSchema(db: Database, durability: Durability): void {
   // Checkpoints are where WAL mode fsyncs; letting the WAL grow to ~40 MB between them doubles the
   // append rate at the cost of a larger -wal file.
   db.pragma('wal_autocheckpoint = 10000');
-  // Reads map the first 64 MiB of the file instead of copying each page through read(2): about 15%
-  // on catch-up reads. Mapped pages count as resident memory, so the map stays small.
-  db.pragma('mmap_size = 67108864');
   db.pragma('foreign_keys = OFF');
   db.exec(`
     CREATE TABLE IF NOT EXISTS events (
