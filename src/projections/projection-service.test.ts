@@ -119,6 +119,17 @@ describe('ProjectionService', () => {
     ]);
   });
 
+  it('a live event that makes apply throw fails the projection (no crash) and rejects waits on it', async () => {
+    const service = serve([counter(1, false, 'boom 1')]);
+    const ok = await env.log.append('session-a', userMessages(1), userContext);
+    await service.waitFor(ok.position);
+    const boom = await env.log.append('session-b', userMessages(1, 1, 'boom'), userContext);
+    await expect(service.waitFor(boom.position, { timeoutMs: 5000 })).rejects.toThrow(
+      /Projection message_counts failed: .*cannot count "boom 1"/,
+    );
+    expect(service.status()[0]!.failure).toMatch(/cannot count/);
+  });
+
   it('replay from zero equals the incrementally built state', async () => {
     const service = serve([sessionViewProjection, counter()]);
     for (let i = 0; i < 30; i++) {

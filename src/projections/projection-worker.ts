@@ -124,10 +124,13 @@ export class ProjectionWorker {
     }
   }
 
-  /** Commits the batch here, or hands it to the writer thread (waiting only when it is behind). */
-  private flush(): Promise<void> {
+  /**
+   * Commits the batch here, or hands it to the writer thread (waiting only when it is behind). Async
+   * so that a throwing `apply` always surfaces as a rejection, whichever path called it.
+   */
+  private async flush(): Promise<void> {
     const end = this.batchEnd;
-    if (end === null) return Promise.resolve();
+    if (end === null) return;
     const batch = this.batch;
     const seen = this.batchSeen;
     this.batch = [];
@@ -143,7 +146,6 @@ export class ProjectionWorker {
       })
       .immediate();
     this.committed(end, seen);
-    return Promise.resolve();
   }
 
   private flushToWriter(writer: NonNullable<ProjectionWorker['writer']>, batch: CatalogEvent[], end: Position, seen: number): Promise<void> {
