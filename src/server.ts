@@ -1,17 +1,31 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import type { INestApplication } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
 import type { Config } from './config/config.js';
+import { CborErrorFilter } from './gateway/cbor-error.filter.js';
+import { MAX_MESSAGE_BYTES } from './gateway/limits.js';
+import { AGENTS_PROTOCOL_VERSION, PROTOCOL_HEADER } from './protocol/version.js';
 
-export async function createServer(config: Config): Promise<INestApplication> {
-  const app = await NestFactory.create(AppModule.forRoot(config), { logger: ['error', 'warn', 'log'] });
+export async function createServer(config: Config): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    logger: ['error', 'warn', 'log'],
+    // Only the parsers below: the signed action API takes raw DAG-CBOR, never JSON.
+    bodyParser: false,
+  });
+  app.use((_request: unknown, response: { setHeader(name: string, value: string): void }, next: () => void) => {
+    response.setHeader(PROTOCOL_HEADER, String(AGENTS_PROTOCOL_VERSION));
+    next();
+  });
+  app.enableCors({ exposedHeaders: [PROTOCOL_HEADER] });
+  app.useBodyParser('raw', { type: 'application/cbor', limit: MAX_MESSAGE_BYTES });
+  app.useGlobalFilters(new CborErrorFilter());
   app.enableShutdownHooks();
   return app;
 }
 
 /** Starts listening and returns the bound port (useful with SEED_AGENTS_PORT=0). */
-export async function startServer(config: Config): Promise<{ app: INestApplication; port: number }> {
+export async function startServer(config: Config): Promise<{ app: NestExpressApplication; port: number }> {
   const app = await createServer(config);
   await app.listen(config.port, config.host);
   const address = app.getHttpServer().address() as { port: number };

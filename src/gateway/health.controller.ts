@@ -25,6 +25,14 @@ export class HealthController {
       uptime: Math.round((Date.now() - startedAt) / 1000),
       store: { kind: this.config.store, head: head ? serializePosition(head) : null },
       projections: this.projections.status(),
+      // What this server offers today; the apps hide what a server reports false.
+      codeExec: false,
+      webTools: false,
+      subscriptionAuth: false,
+      mcp: false,
+      triggers: false,
+      memory: false,
+      uploads: false,
     };
   }
 }

@@ -1,5 +1,6 @@
 import type { Projection } from './projection.js';
+import { accountSignersProjection } from './account-signers.projection.js';
 import { sessionViewProjection } from './session-view.projection.js';
 
 /** Every projection the server runs; each later area adds its read models here. */
-export const PROJECTIONS: readonly Projection[] = [sessionViewProjection];
+export const PROJECTIONS: readonly Projection[] = [sessionViewProjection, accountSignersProjection];

@@ -3,6 +3,8 @@
  * validation, upcasting and the generated documentation all read from it.
  */
 import type { EventDefinition } from './event-definition.js';
+import { ACCOUNT_EVENTS } from './account-events.js';
+import { IDEMPOTENCY_EVENTS } from './idempotency-events.js';
 import { LOG_EVENTS } from './log-events.js';
 
 export class EventCatalog {
@@ -31,4 +33,4 @@ export class EventCatalog {
   }
 }
 
-export const EVENT_CATALOG = new EventCatalog([...LOG_EVENTS]);
+export const EVENT_CATALOG = new EventCatalog([...LOG_EVENTS, ...ACCOUNT_EVENTS, ...IDEMPOTENCY_EVENTS]);

@@ -1,0 +1,113 @@
+/**
+ * Signed requests per second end to end — signed by the load generator, verified, dispatched,
+ * answered in DAG-CBOR — beside an unsigned Nest route and the raw node:crypto verify rate, all in
+ * one run. The server runs in its own process; this process generates the load.
+ *
+ *   npm run bench:gateway
+ *
+ * The last line is one JSON object: signedReqPerSec, unsignedReqPerSec, ratio, verifyPerSec, p50Ms, p99Ms.
+ */
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync, sign as cryptoSign } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { encode } from '@ipld/dag-cbor';
+import { Ed25519Verifier } from '../src/signing/ed25519-verifier.js';
+import { percentile, round, sortedCopy } from './lib/stats.js';
+
+const REQUESTS = Number(process.env.REQUESTS ?? 20_000);
+const CONCURRENCY = 32;
+
+function keyPair() {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url');
+  return { privateKey, raw, principal: Uint8Array.from([0xed, 0x01, ...raw]) };
+}
+
+/** What @seed-hypermedia/client's blobs.sign produces: sign the encoding with a zeroed sig. */
+function signedListSigners(key: ReturnType<typeof keyPair>): Uint8Array {
+  const envelope = { type: 'AgentsAction', signer: key.principal, sig: new Uint8Array(64), account: key.principal, action: { _: 'ListSigners', ts: Date.now() } };
+  envelope.sig = cryptoSign(null, encode(envelope), key.privateKey);
+  return encode(envelope);
+}
+
+async function startServer(dir: string): Promise<{ base: string; stop(): void }> {
+  const main = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+  const child = spawn(process.execPath, ['--no-node-snapshot', main, 'serve'], {
+    env: { ...process.env, SEED_AGENTS_PORT: '0', SEED_AGENTS_DATA_DIR: dir },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const match = /listening on http:\/\/[^:]+:(\d+)/.exec(line);
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`server exited (${code})`)));
+  });
+  return { base: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
+}
+
+async function load(count: number, request: (i: number) => Promise<Response>): Promise<{ perSec: number; latencies: Float64Array }> {
+  const latencies = new Float64Array(count);
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      for (let i = next++; i < count; i = next++) {
+        const t = performance.now();
+        const response = await request(i);
+        await response.arrayBuffer();
+        if (response.status !== 200) throw new Error(`request ${i}: status ${response.status}`);
+        latencies[i] = performance.now() - t;
+      }
+    }),
+  );
+  return { perSec: count / ((performance.now() - started) / 1000), latencies };
+}
+
+function verifyRate(): number {
+  const key = keyPair();
+  const message = encode({ type: 'AgentsAction', action: { _: 'ListSigners', ts: Date.now() } });
+  const sig = cryptoSign(null, message, key.privateKey);
+  const verifier = new Ed25519Verifier();
+  const n = 20_000;
+  const started = performance.now();
+  for (let i = 0; i < n; i++) if (!verifier.verify(key.raw, message, sig)) throw new Error('verify failed');
+  return n / ((performance.now() - started) / 1000);
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
+const server = await startServer(dir);
+try {
+  const keys = Array.from({ length: 64 }, keyPair);
+  const bodies = Array.from({ length: REQUESTS }, (_, i) => signedListSigners(keys[i % keys.length]!));
+  const post = (i: number) =>
+    fetch(`${server.base}/api/message`, { method: 'POST', headers: { 'Content-Type': 'application/cbor' }, body: bodies[i]! });
+  const get = () => fetch(`${server.base}/api/version`);
+  await load(2_000, get);
+  await load(2_000, post);
+  const unsigned = await load(REQUESTS, get);
+  const signed = await load(REQUESTS, post);
+  const verifyPerSec = verifyRate();
+  const sorted = sortedCopy(signed.latencies);
+  const result = {
+    signedReqPerSec: Math.round(signed.perSec),
+    unsignedReqPerSec: Math.round(unsigned.perSec),
+    ratio: round(signed.perSec / unsigned.perSec, 3),
+    verifyPerSec: Math.round(verifyPerSec),
+    p50Ms: round(percentile(sorted, 50), 2),
+    p99Ms: round(percentile(sorted, 99), 2),
+    concurrency: CONCURRENCY,
+    requests: REQUESTS,
+  };
+  console.log(`unsigned GET /api/version       ${result.unsignedReqPerSec} req/s`);
+  console.log(`signed ListSigners (CBOR)       ${result.signedReqPerSec} req/s  ratio ${result.ratio}  p50 ${result.p50Ms} ms  p99 ${result.p99Ms} ms`);
+  console.log(`raw node:crypto Ed25519 verify  ${result.verifyPerSec} /s (cached keys)`);
+  console.log(JSON.stringify({ ...result, targets: { ratioAtLeast60Percent: result.ratio >= 0.6 } }));
+} finally {
+  server.stop();
+  rmSync(dir, { recursive: true, force: true });
+}

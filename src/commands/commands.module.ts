@@ -1,0 +1,11 @@
+import { Global, Module } from '@nestjs/common';
+import { ActionRegistry } from './action-registry.js';
+import { AccountsModule } from './accounts/accounts.module.js';
+
+@Global()
+@Module({
+  imports: [AccountsModule],
+  providers: [ActionRegistry],
+  exports: [ActionRegistry, AccountsModule],
+})
+export class CommandsModule {}

@@ -1,0 +1,35 @@
+/** Signed requests as the Seed apps build them: signed by @seed-hypermedia/client itself. */
+import { encode } from '@ipld/dag-cbor';
+import { generateNobleKeyPair, sign, type NobleKeyPair } from '@seed-hypermedia/client/blobs';
+
+export type KeyPair = NobleKeyPair;
+export const newKey = (): KeyPair => generateNobleKeyPair();
+
+export async function signedBody(
+  signer: KeyPair,
+  action: Record<string, unknown>,
+  options: { account?: KeyPair; protocol?: number; ts?: number } = {},
+): Promise<Uint8Array> {
+  const envelope = {
+    type: 'AgentsAction',
+    signer: signer.principal,
+    sig: new Uint8Array(64),
+    account: (options.account ?? signer).principal,
+    ...(options.protocol === undefined ? {} : { protocol: options.protocol }),
+    action: { ...action, ts: options.ts ?? Date.now() },
+  };
+  return encode(await sign(signer, envelope as never));
+}
+
+export async function post(
+  baseUrl: string,
+  body: Uint8Array | string,
+  contentType = 'application/cbor',
+): Promise<{ status: number; headers: Headers; bytes: Uint8Array }> {
+  const response = await fetch(`${baseUrl}/api/message`, {
+    method: 'POST',
+    headers: { 'Content-Type': contentType, Accept: 'application/cbor' },
+    body,
+  });
+  return { status: response.status, headers: response.headers, bytes: new Uint8Array(await response.arrayBuffer()) };
+}
