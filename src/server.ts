@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
+import type { DynamicModule } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
 import type { Config } from './config/config.js';
@@ -7,8 +8,9 @@ import { CborErrorFilter } from './gateway/cbor-error.filter.js';
 import { MAX_MESSAGE_BYTES } from './gateway/limits.js';
 import { AGENTS_PROTOCOL_VERSION, PROTOCOL_HEADER } from './protocol/version.js';
 
-export async function createServer(config: Config): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+/** `root` lets a benchmark mount a module beside the application; it defaults to the application. */
+export async function createServer(config: Config, root: DynamicModule = AppModule.forRoot(config)): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(root, {
     logger: ['error', 'warn', 'log'],
     // Only the parsers below: the signed action API takes raw DAG-CBOR, never JSON.
     bodyParser: false,
@@ -25,8 +27,11 @@ export async function createServer(config: Config): Promise<NestExpressApplicati
 }
 
 /** Starts listening and returns the bound port (useful with SEED_AGENTS_PORT=0). */
-export async function startServer(config: Config): Promise<{ app: NestExpressApplication; port: number }> {
-  const app = await createServer(config);
+export async function startServer(
+  config: Config,
+  root?: DynamicModule,
+): Promise<{ app: NestExpressApplication; port: number }> {
+  const app = await createServer(config, root);
   await app.listen(config.port, config.host);
   const address = app.getHttpServer().address() as { port: number };
   return { app, port: address.port };

@@ -6,10 +6,8 @@ import { EVENT_LOG } from '../events/events.module.js';
 import type { EventLog } from '../events/event-log.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { ProjectionService } from './projection-service.js';
-import { ReadModelDb } from './read-model-db.js';
+import { READ_MODELS_FILE, ReadModelDb } from './read-model-db.js';
 import { PROJECTIONS } from './registry.js';
-
-export const READ_MODELS_FILE = 'readmodels.db';
 
 @Global()
 @Module({

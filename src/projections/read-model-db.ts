@@ -8,6 +8,9 @@ import { parsePosition, serializePosition, type Position } from '../events/store
 import type { Projection } from './projection.js';
 import { physicalTable } from './table-names.js';
 
+/** The read-model database's file name in the data directory. */
+export const READ_MODELS_FILE = 'readmodels.db';
+
 export type GenerationState = 'serving' | 'building';
 
 export interface GenerationRow {
