@@ -1,23 +1,13 @@
-import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { createHash, sign } from 'node:crypto';
+import { newKey, type TestKey as Key } from '../../test/support/ed25519-keys.js';
 import { describe, expect, it } from 'vitest';
 import * as dagCbor from '@ipld/dag-cbor';
 import { CID } from 'multiformats/cid';
-import { principalFromPublicKey, principalToString } from '../protocol/principal.js';
+import { principalToString } from '../protocol/principal.js';
 import { ApiError } from '../protocol/api-error.js';
 import { verifyCapability } from './capability.js';
 import { Ed25519Verifier } from './ed25519-verifier.js';
 
-interface Key {
-  principal: Uint8Array;
-  privateKey: KeyObject;
-}
-
-function newKey(): Key {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const x = publicKey.export({ format: 'jwk' }).x;
-  if (x === undefined) throw new Error('Ed25519 JWK without x');
-  return { principal: principalFromPublicKey(Buffer.from(x, 'base64url')), privateKey };
-}
 
 const issuer = newKey();
 const delegate = newKey();
