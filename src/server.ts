@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import type { DynamicModule } from '@nestjs/common';
+import type { DynamicModule, LogLevel } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
 import type { Config } from './config/config.js';
@@ -8,10 +8,16 @@ import { CborErrorFilter } from './gateway/cbor-error.filter.js';
 import { MAX_MESSAGE_BYTES } from './gateway/limits.js';
 import { AGENTS_PROTOCOL_VERSION, PROTOCOL_HEADER } from './protocol/version.js';
 
+const LOG_LEVELS: Record<Config['logLevel'], LogLevel[]> = {
+  log: ['error', 'warn', 'log'],
+  warn: ['error', 'warn'],
+  error: ['error'],
+};
+
 /** `root` lets a benchmark mount a module beside the application; it defaults to the application. */
 export async function createServer(config: Config, root: DynamicModule = AppModule.forRoot(config)): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(root, {
-    logger: ['error', 'warn', 'log'],
+    logger: LOG_LEVELS[config.logLevel],
     // Only the parsers below: the signed action API takes raw DAG-CBOR, never JSON.
     bodyParser: false,
   });

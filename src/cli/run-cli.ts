@@ -30,7 +30,7 @@ export function usage(): string {
     '',
     'Configuration comes from the environment: SEED_AGENTS_PORT (3050), SEED_AGENTS_HOST (127.0.0.1),',
     'SEED_AGENTS_DATA_DIR (./data), SEED_AGENTS_STORE (sqlite | kurrentdb), SEED_AGENTS_KURRENTDB_URL,',
-    'SEED_AGENTS_DURABILITY (process | power-loss).',
+    'SEED_AGENTS_DURABILITY (process | power-loss), SEED_AGENTS_LOG_LEVEL (log | warn | error).',
     '',
     'keys and call: SEED_AGENTS_KEY_FILE (~/.config/seed-agents/key.json) is the signing key;',
     'SEED_AGENTS_URL (http://127.0.0.1:$SEED_AGENTS_PORT) is the server call talks to.',

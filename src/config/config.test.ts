@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 describe('loadConfig', () => {
   it('defaults to the embedded store on port 3050 in ./data', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ port: 3050, store: 'sqlite', kurrentDbUrl: null, durability: 'process' });
+    expect(config).toMatchObject({ port: 3050, store: 'sqlite', kurrentDbUrl: null, durability: 'process', logLevel: 'log' });
     expect(config.dataDir.endsWith('/data')).toBe(true);
   });
 
@@ -20,6 +20,7 @@ describe('loadConfig', () => {
     [{ SEED_AGENTS_STORE: 'kurrentdb' }, /needs SEED_AGENTS_KURRENTDB_URL/],
     [{ SEED_AGENTS_KURRENTDB_URL: 'http://x' }, /must start with esdb:\/\//],
     [{ SEED_AGENTS_DURABILITY: 'fast' }, /use one of: process, power-loss/],
+    [{ SEED_AGENTS_LOG_LEVEL: 'debug' }, /SEED_AGENTS_LOG_LEVEL "debug" is not supported; use one of: log, warn, error/],
   ])('refuses %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -17,7 +17,11 @@ export interface Config {
   kurrentDbUrl: string | null;
   /** SQLite only: `power-loss` fsyncs every commit (synchronous=FULL). */
   durability: Durability;
+  /** The least severe server log lines printed. */
+  logLevel: LogLevel;
 }
+
+export type LogLevel = 'log' | 'warn' | 'error';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -43,6 +47,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     store,
     kurrentDbUrl,
     durability: oneOf(env, 'SEED_AGENTS_DURABILITY', ['process', 'power-loss'] as const, 'process'),
+    logLevel: oneOf(env, 'SEED_AGENTS_LOG_LEVEL', ['log', 'warn', 'error'] as const, 'log'),
   };
 }
 

@@ -86,7 +86,9 @@ describe('seed-agents call', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'seed-call-'));
-    const server = await startServer(loadConfig({ SEED_AGENTS_PORT: '0', SEED_AGENTS_DATA_DIR: join(dir, 'data') }));
+    const server = await startServer(
+      loadConfig({ SEED_AGENTS_PORT: '0', SEED_AGENTS_DATA_DIR: join(dir, 'data'), SEED_AGENTS_LOG_LEVEL: 'warn' }),
+    );
     app = server.app;
     env = { SEED_AGENTS_KEY_FILE: join(dir, 'key.json'), SEED_AGENTS_URL: `http://127.0.0.1:${server.port}` };
     expect((await cli(env, 'keys', 'new')).status).toBe(0);

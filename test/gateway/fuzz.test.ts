@@ -66,7 +66,7 @@ describe('gateway fuzz', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'seed-fuzz-'));
-    const started = await startServer(loadConfig({ SEED_AGENTS_PORT: '0', SEED_AGENTS_DATA_DIR: dir }));
+    const started = await startServer(loadConfig({ SEED_AGENTS_PORT: '0', SEED_AGENTS_DATA_DIR: dir, SEED_AGENTS_LOG_LEVEL: 'warn' }));
     app = started.app;
     base = `http://127.0.0.1:${started.port}`;
     valid = await signedBody(newKey(), { _: 'ListSigners' });

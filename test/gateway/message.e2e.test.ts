@@ -16,7 +16,7 @@ describe('POST /api/message', () => {
   let base: string;
 
   const start = async () => {
-    const started = await startServer(loadConfig({ SEED_AGENTS_PORT: '0', SEED_AGENTS_DATA_DIR: dir }));
+    const started = await startServer(loadConfig({ SEED_AGENTS_PORT: '0', SEED_AGENTS_DATA_DIR: dir, SEED_AGENTS_LOG_LEVEL: 'warn' }));
     app = started.app;
     base = `http://127.0.0.1:${started.port}`;
   };
