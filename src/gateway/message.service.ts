@@ -11,8 +11,8 @@ import { Idempotency, requestHash, type RecordedOutcome } from '../commands/idem
 import { EVENT_LOG } from '../events/events.module.js';
 import type { EventLog } from '../events/event-log.js';
 import type { ErrorResponse } from '../protocol/envelope.js';
-import { ED25519_VERIFIER } from '../signing/signing.module.js';
-import type { Ed25519Verifier } from '../signing/ed25519-verifier.js';
+import { ENVELOPE_VERIFIER } from '../signing/signing.module.js';
+import type { AsyncVerifier } from '../signing/verify-pool.js';
 import { ApiError } from '../protocol/api-error.js';
 import { verifyEnvelope } from './envelope/verify-envelope.js';
 
@@ -26,7 +26,7 @@ export class MessageService {
   constructor(
     private readonly registry: ActionRegistry,
     private readonly authorization: SignerAuthorization,
-    @Inject(ED25519_VERIFIER) private readonly verifier: Ed25519Verifier,
+    @Inject(ENVELOPE_VERIFIER) private readonly verifier: AsyncVerifier,
     @Inject(EVENT_LOG) log: EventLog,
   ) {
     this.idempotency = new Idempotency(log);

@@ -12,7 +12,6 @@ import {
   publicKeyOfPrincipal,
 } from '../../protocol/principal.js';
 import { ApiError } from '../../protocol/api-error.js';
-import type { Ed25519Verifier } from '../../signing/ed25519-verifier.js';
 import { dagCborCid, describeBytes, describeValue, errorMessage, isPlainMap, quote } from '../../signing/cbor-values.js';
 
 export type DecodedAction = ActionBase & Record<string, unknown>;
@@ -28,7 +27,8 @@ export interface VerifiedAction {
 }
 
 export interface VerifyEnvelopeDeps {
-  verifier: Pick<Ed25519Verifier, 'verify'>;
+  /** Sync (in-thread) or async (a worker pool): the result is awaited either way. */
+  verifier: { verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean | Promise<boolean> };
   /** The server clock, ms since the epoch. */
   now: () => number;
   /**
@@ -105,7 +105,7 @@ export async function verifyEnvelope(bytes: Uint8Array, deps: VerifyEnvelopeDeps
         'bytes, shortest integer forms, 64-bit floats, no undefined, as @ipld/dag-cbor encodes it)',
     );
   }
-  if (!deps.verifier.verify(publicKeyOfPrincipal(signer), unsigned, sig)) {
+  if (!(await deps.verifier.verify(publicKeyOfPrincipal(signer), unsigned, sig))) {
     throw new ApiError(
       401,
       "Invalid signature: sig is not the signer's Ed25519 signature over the DAG-CBOR envelope " +
