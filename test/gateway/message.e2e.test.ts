@@ -7,7 +7,9 @@ import { createCapability, principalToString } from '@seed-hypermedia/client/blo
 import type { INestApplication } from '@nestjs/common';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
+import { SqliteEventStore } from '../../src/events/store/sqlite/sqlite-event-store.js';
 import { startServer } from '../../src/server.js';
+import { collect } from '../store/helpers.js';
 import { newKey, post, signedBody, type KeyPair } from './signed.js';
 
 describe('POST /api/message', () => {
@@ -120,6 +122,12 @@ describe('POST /api/message', () => {
     const [first, racing] = await Promise.all([call(delegate, action, { account }), call(delegate, action, { account })]);
     expect(first.status).toBe(200);
     expect(Buffer.from(racing.bytes)).toEqual(Buffer.from(first.bytes));
+    // One effect: one claim ran the action, and it appended once.
+    const reader = new SqliteEventStore(join(dir, 'events.db'));
+    const types = (await collect(reader.readAll())).map((e) => e.type);
+    await reader.close();
+    expect(types.filter((t) => t === 'IdempotencyKeyClaimed')).toHaveLength(1);
+    expect(types.filter((t) => t === 'SignerAuthorized')).toHaveLength(1);
 
     await stop();
     await start();
