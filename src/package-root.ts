@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The repository root, found from this file whether it runs from src/ (tests) or dist/src/ (built). */
 function findPackageRoot(): string {
@@ -23,6 +23,7 @@ export const PACKAGE_ROOT = findPackageRoot();
 export function compiledModule(callerUrl: string, file: string): URL {
   const callerPath = fileURLToPath(callerUrl);
   const beside = join(dirname(callerPath), file);
-  if (!callerPath.endsWith('.ts')) return new URL(`file://${beside}`);
-  return new URL(`file://${join(PACKAGE_ROOT, 'dist', relative(PACKAGE_ROOT, beside))}`);
+  // pathToFileURL, not `file://${path}`: an install path with `#` or `%` must still resolve.
+  if (!callerPath.endsWith('.ts')) return pathToFileURL(beside);
+  return pathToFileURL(join(PACKAGE_ROOT, 'dist', relative(PACKAGE_ROOT, beside)));
 }

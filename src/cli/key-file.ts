@@ -3,7 +3,7 @@
  * The principal is stored beside the seed so `keys show` and a reader of the file can tell which key it
  * is; on load it must match the seed, which catches a file edited by hand.
  */
-import { closeSync, fchmodSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ed25519Signer, type Ed25519Signer } from '../client/ed25519-signer.js';
@@ -47,6 +47,12 @@ export function writeKeyFile(path: string, signer: Ed25519Signer, { force }: { f
 export async function readKeyFile(path: string): Promise<Ed25519Signer> {
   let text: string;
   try {
+    const mode = statSync(path).mode & 0o777;
+    if (mode & 0o077) {
+      throw new CliError(
+        `key file ${path} is readable by others (mode ${mode.toString(8)}); make it owner-only: chmod 600 ${path}`,
+      );
+    }
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
@@ -72,7 +78,9 @@ function parse(path: string, text: string): KeyFileContents {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new CliError(`key file ${path} is not JSON: ${(error as Error).message}`);
+    // Not the parser's message: it quotes the text around the error, which is the seed.
+    const at = /position (\d+)/.exec((error as Error).message)?.[1];
+    throw new CliError(`key file ${path} is not JSON${at === undefined ? '' : ` (error at character ${at})`}`);
   }
   const { seed, principal } = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
   if (typeof seed !== 'string' || typeof principal !== 'string') {

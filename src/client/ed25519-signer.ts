@@ -20,12 +20,9 @@ export async function ed25519Signer(seed: Uint8Array): Promise<Ed25519Signer> {
   }
   const key = Uint8Array.from(seed);
   const publicKey = await ed.getPublicKeyAsync(key);
-  return {
-    principal: principalFromPublicKey(publicKey),
-    publicKey,
-    seed: key,
-    sign: (bytes) => ed.signAsync(bytes, key),
-  };
+  const signer = { principal: principalFromPublicKey(publicKey), publicKey, sign: (bytes: Uint8Array) => ed.signAsync(bytes, key) };
+  // Not enumerable: logging or serializing a signer must not print its private seed.
+  return Object.defineProperty(signer, 'seed', { value: key, enumerable: false }) as Ed25519Signer;
 }
 
 export function generateSigner(): Promise<Ed25519Signer> {

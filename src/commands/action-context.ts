@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { EventContext } from '../events/catalog/metadata.js';
 import type { ActionContext } from './action-registry.js';
 
@@ -10,4 +11,16 @@ export function eventContextOf(context: ActionContext): EventContext {
     causationId: context.actionCid,
     correlationId: context.actionCid,
   };
+}
+
+/**
+ * The id of the `index`-th event an action appends: derived from its client request id when it has
+ * one (else from the envelope), so an action run again for the same request — after a lease expired
+ * or a crash between effect and record — appends the same ids, which the store acknowledges without
+ * writing twice.
+ */
+export function eventIdFor(context: ActionContext, index: number): string {
+  const hex = createHash('sha256').update(`${context.requestKey ?? context.actionCid}:${index}`).digest('hex');
+  // Shaped as a version 4 UUID, which the store requires of event ids.
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

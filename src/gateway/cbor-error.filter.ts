@@ -5,6 +5,11 @@ import { errorOutcome } from './message.service.js';
 
 const MESSAGE_PATHS = new Set(['/api/message', '/agents/api/message']);
 
+/** Express routes case-insensitively and ignores a trailing slash; so does this check. */
+function isMessagePath(path: string): boolean {
+  return MESSAGE_PATHS.has(path.toLowerCase().replace(/\/+$/, ''));
+}
+
 /**
  * Errors raised before a message reaches its controller — a body over the size limit, a body that
  * is not even readable — answered in the API's own shape: DAG-CBOR `{_: 'Error', message}` with the
@@ -20,7 +25,7 @@ export class CborErrorFilter implements ExceptionFilter {
     const response = http.getResponse<Response>();
     const status = statusOf(error);
     if (status >= 500) this.logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
-    if (!MESSAGE_PATHS.has(request.path)) {
+    if (!isMessagePath(request.path)) {
       const message = status >= 500 ? 'Internal server error' : (error as Error).message;
       response.status(status).json({ statusCode: status, message });
       return;

@@ -7,7 +7,7 @@ import { encode } from '@ipld/dag-cbor';
 import { ActionRegistry, type ActionContext } from '../commands/action-registry.js';
 import { eventContextOf } from '../commands/action-context.js';
 import { SignerAuthorization } from '../commands/accounts/signer-authorization.js';
-import { Idempotency, requestHash, type RecordedOutcome } from '../commands/idempotency/idempotency.js';
+import { Idempotency, idempotencyStream, requestHash, type RecordedOutcome } from '../commands/idempotency/idempotency.js';
 import { EVENT_LOG } from '../events/events.module.js';
 import type { EventLog } from '../events/event-log.js';
 import type { ErrorResponse } from '../protocol/envelope.js';
@@ -40,19 +40,21 @@ export class MessageService {
         verifier: this.verifier,
         isAuthorized: (account, signer, action) => this.authorization.isAuthorized(account, signer, action),
       });
-      const handler = this.registry.get(verified.action._);
+      const handler = this.registry.get(verified.action);
+      const clientRequestId = handler.idempotent ? requestIdOf(verified.action) : undefined;
+      const key = clientRequestId === undefined ? undefined : { account: verified.account, action: verified.action._, clientRequestId };
       const context: ActionContext = {
         account: verified.account,
         signer: verified.signer,
         protocol: verified.protocol,
         actionCid: verified.actionCid,
+        ...(key ? { requestKey: idempotencyStream(key) } : {}),
       };
       const execute = () => this.execute(() => handler.handle(verified.action, context));
-      const clientRequestId = requestIdOf(verified.action);
-      if (clientRequestId === undefined) return await execute();
+      if (key === undefined) return await execute();
       return await this.idempotency.run(
-        { account: verified.account, action: verified.action._, clientRequestId },
-        requestHash(verified.action),
+        key,
+        requestHash(verified.action, verified.protocol),
         eventContextOf(context),
         execute,
       );

@@ -68,8 +68,11 @@ export function verifyCapability(bytes: Uint8Array, verifier: Pick<Ed25519Verifi
       `Invalid capability: sig must be a ${ED25519_SIGNATURE_BYTES}-byte Ed25519 signature, got ${describeValue(sig)}`,
     );
   }
-  if (typeof ts !== 'number') {
-    throw new ApiError(400, `Invalid capability: ts must be a number (ms since the epoch), got ${describeValue(ts)}`);
+  if (typeof ts !== 'number' || !Number.isSafeInteger(ts) || ts < 0) {
+    throw new ApiError(
+      400,
+      `Invalid capability: ts must be a non-negative integer (ms since the epoch), got ${describeValue(ts)}`,
+    );
   }
   if (!ROLES.has(role)) {
     throw new ApiError(400, `Invalid capability: role must be "WRITER" or "AGENT", got ${describeValue(role)}`);

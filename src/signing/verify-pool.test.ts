@@ -22,6 +22,20 @@ describe('Ed25519VerifyPool', () => {
     expect(results).toEqual(messages.map((_, i) => i % 5 !== 0));
   });
 
+  it('replaces a worker that dies, failing only what it held', async () => {
+    const key = newKey();
+    const publicKey = publicKeyOfPrincipal(key.principal);
+    const message = Buffer.from('after a crash');
+    const signature = sign(null, message, key.privateKey);
+    const workers = (pool as unknown as { workers: { thread: import('node:worker_threads').Worker }[] }).workers;
+    const dying = workers[0]!.thread;
+    await dying.terminate();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(workers[0]!.thread).not.toBe(dying);
+    const results = await Promise.all(Array.from({ length: 6 }, () => pool.verify(publicKey, message, signature)));
+    expect(results).toEqual([true, true, true, true, true, true]);
+  });
+
   it('reports a malformed key as an error, and refuses work once closed', async () => {
     await expect(pool.verify(new Uint8Array(31), new Uint8Array(1), new Uint8Array(64))).rejects.toThrow(
       /Ed25519 verify failed: An Ed25519 public key is 32 bytes, got 31/,

@@ -79,6 +79,34 @@ describe('POST /api/message', () => {
     expect(decode(response.bytes)).toEqual({ _: 'Error', message: expect.stringMatching(message) });
   });
 
+  it('refuses a CBOR request with an empty body as invalid CBOR', async () => {
+    const response = await post(base, new Uint8Array(0));
+    expect(response.status).toBe(400);
+    expect(decode(response.bytes)).toEqual({ _: 'Error', message: expect.stringMatching(/^Invalid CBOR request/) });
+  });
+
+  it('refuses fields an action does not accept', async () => {
+    const result = await call(newKey(), { _: 'ListSigners', clientRequestId: 'x' });
+    expect(result.status).toBe(400);
+    expect(result.value.message).toBe('Unknown field "clientRequestId" in ListSigners; accepted fields: none besides _ and ts');
+  });
+
+  it('records nothing under an account for a RegisterSigner its capability does not authorize', async () => {
+    const [account, stranger] = [newKey(), newKey()];
+    const junk = await call(stranger, { _: 'RegisterSigner', capability: new Uint8Array([1, 2, 3]), clientRequestId: 'req-1' }, { account });
+    expect(junk.status).toBe(400);
+    const foreign = await capabilityFor(newKey(), stranger);
+    const refused = await call(stranger, { _: 'RegisterSigner', capability: foreign, clientRequestId: 'req-1' }, { account });
+    expect(refused.status).toBe(403);
+    const reader = new SqliteEventStore(join(dir, 'events.db'));
+    expect(await reader.headPosition()).toBeNull();
+    await reader.close();
+    // The account's own request with that id is not blocked by the stranger's attempts.
+    const delegate = newKey();
+    const own = await call(delegate, { _: 'RegisterSigner', capability: await capabilityFor(account, delegate), clientRequestId: 'req-1' }, { account });
+    expect(own.status).toBe(200);
+  });
+
   it('refuses an unknown action, naming the accepted ones', async () => {
     const result = await call(newKey(), { _: 'Frobnicate' });
     expect(result.status).toBe(400);

@@ -7,6 +7,7 @@ import type { ActionContext, ActionHandler } from '../action-registry.js';
 @Injectable()
 export class ListSignersHandler implements ActionHandler<ListSigners, ListSignersResponse> {
   readonly action = 'ListSigners' as const;
+  readonly fields = [] as const;
 
   constructor(private readonly projections: ProjectionService) {}
 

@@ -28,6 +28,8 @@ describe('signers decider', () => {
     ['issued by someone else', { ...capability, issuer: 'z6MkOther' }, delegate, 403, /issued by z6MkOther; only the account z6MkAccount/],
     ['delegating to another key', { ...capability, delegate: 'z6MkOther' }, delegate, 403, /delegates to z6MkOther, but the action was signed by z6MkDelegate/],
     ['for the account itself', capability, account, 400, /always may sign for itself/],
+    ['scoped to a path', { ...capability, path: '/docs/one' }, delegate, 403, /scoped to the path "\/docs\/one"; signing for the account needs a grant for the whole account/],
+    ['addressed to an audience', { ...capability, audience: 'z6MkServer' }, delegate, 403, /addressed to the audience z6MkServer/],
   ])('refuses a capability %s', (_, cap, signer, status, message) => {
     let error: unknown;
     try {

@@ -22,6 +22,7 @@ export interface VerifiedCapabilityFacts {
   ts: number;
   label?: string;
   path?: string;
+  audience?: string;
 }
 
 export interface RegisterSignerCommand {
@@ -43,7 +44,13 @@ export function evolveSigners(state: SignersState, event: { type: string; data: 
   return next;
 }
 
-export function decideRegisterSigner(state: SignersState, command: RegisterSignerCommand): NewEvent[] {
+/**
+ * Does this capability let `signer` sign anything for `account`? Only an account-wide grant does: a
+ * capability narrowed to a path or to an audience grants less than every action of the account, so
+ * it is refused rather than silently widened. Throws the refusal; the gateway calls this before it
+ * records anything for the request.
+ */
+export function checkSigningGrant(command: RegisterSignerCommand): void {
   const { account, signer, capability } = command;
   if (signer === account) {
     throw new ApiError(400, 'The account always may sign for itself; RegisterSigner is for delegated keys');
@@ -60,6 +67,24 @@ export function decideRegisterSigner(state: SignersState, command: RegisterSigne
       `Capability delegates to ${capability.delegate}, but the action was signed by ${signer}: the delegate must sign RegisterSigner`,
     );
   }
+  if (capability.audience !== undefined) {
+    throw new ApiError(
+      403,
+      `Capability is addressed to the audience ${capability.audience}; an account-wide signing grant has no audience`,
+    );
+  }
+  if (capability.path !== undefined && capability.path !== '' && capability.path !== '/') {
+    throw new ApiError(
+      403,
+      `Capability is scoped to the path ${JSON.stringify(capability.path)}; signing for the account needs a grant ` +
+        'for the whole account (no path, or "/")',
+    );
+  }
+}
+
+export function decideRegisterSigner(state: SignersState, command: RegisterSignerCommand): NewEvent[] {
+  checkSigningGrant(command);
+  const { signer, capability } = command;
   if (state.get(signer)?.capability === capability.cid) return [];
   return [
     {

@@ -13,7 +13,8 @@ export function foldIdempotency(events: readonly CatalogEvent[]): IdempotencySta
     switch (event.type) {
       case 'IdempotencyKeyClaimed':
         requestHash = (event.data as { requestHash: string }).requestHash;
-        state = { kind: 'claimed', requestHash, at: event.metadata.at, revision: event.revision };
+        // The store's commit time, not the claimer's clock: every instance judges the lease alike.
+        state = { kind: 'claimed', requestHash, at: event.created, revision: event.revision };
         break;
       case 'IdempotentResponseRecorded': {
         const data = event.data as { status: number; response: string };

@@ -35,10 +35,14 @@ export function idempotencyStream(key: IdempotencyKey): string {
   return `idem-${key.account}-${key.action}-${digest}`;
 }
 
-/** sha-256 of the action's DAG-CBOR encoding without `ts`: what "the same payload" means. */
-export function requestHash(action: Record<string, unknown>): string {
+/**
+ * sha-256 of the action's DAG-CBOR encoding without `ts`, and of the protocol it is answered in:
+ * what "the same payload" means (a response recorded in one protocol's shape is no answer to a
+ * client speaking another).
+ */
+export function requestHash(action: Record<string, unknown>, protocol: number): string {
   const { ts: _ts, ...payload } = action;
-  return createHash('sha256').update(encode(payload)).digest('hex');
+  return createHash('sha256').update(encode({ payload, protocol })).digest('hex');
 }
 
 export class Idempotency {
@@ -114,20 +118,34 @@ export class Idempotency {
       outcome = await execute();
     } catch (error) {
       // Unexpected failures record no response: release the id so a retry runs the action again.
+      // A failing release must not hide the failure that caused it.
+      try {
+        await this.log.append(
+          stream,
+          [{ type: 'IdempotencyKeyReleased', data: { reason: error instanceof Error ? error.message : String(error) } }],
+          context,
+          { expected: claim },
+        );
+      } catch (releaseError) {
+        throw new AggregateError([error, releaseError], `${describe(error)}; and releasing the client request ID failed: ${describe(releaseError)}`);
+      }
+      throw error;
+    }
+    try {
       await this.log.append(
         stream,
-        [{ type: 'IdempotencyKeyReleased', data: { reason: error instanceof Error ? error.message : String(error) } }],
+        [{ type: 'IdempotentResponseRecorded', data: { status: outcome.status, response: Buffer.from(outcome.body).toString('base64') } }],
         context,
         { expected: claim },
       );
-      throw error;
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersionError)) throw error;
+      // This claim outlived its lease and a duplicate took over: answer what the log recorded, so
+      // every request with this id gets the same answer.
+      const state = await this.state(stream);
+      if (state.kind === 'completed') return { status: state.status, body: Buffer.from(state.response, 'base64') };
+      throw new ApiError(409, 'A request with this client request ID is still being processed; retry it later');
     }
-    await this.log.append(
-      stream,
-      [{ type: 'IdempotentResponseRecorded', data: { status: outcome.status, response: Buffer.from(outcome.body).toString('base64') } }],
-      context,
-      { expected: claim },
-    );
     return outcome;
   }
 
@@ -144,4 +162,8 @@ export class Idempotency {
 
 function payloadMismatch(): ApiError {
   return new ApiError(409, 'Client request ID payload mismatch');
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
