@@ -20,6 +20,9 @@ export async function createServer(config: Config, root: DynamicModule = AppModu
     logger: LOG_LEVELS[config.logLevel],
     // Only the parsers below: the signed action API takes raw DAG-CBOR, never JSON.
     bodyParser: false,
+    // A refusal at start-up (a bad master key, a locked data dir) reaches the CLI as an error with
+    // its message, instead of Nest aborting the process with a stack trace.
+    abortOnError: false,
   });
   app.use((_request: unknown, response: { setHeader(name: string, value: string): void }, next: () => void) => {
     response.setHeader(PROTOCOL_HEADER, String(AGENTS_PROTOCOL_VERSION));

@@ -4,6 +4,7 @@ import { call } from './commands/call.js';
 import { exportEvents } from './commands/export.js';
 import { keys } from './commands/keys.js';
 import { rebuild } from './commands/rebuild.js';
+import { secrets } from './commands/secrets.js';
 import { serve } from './commands/serve.js';
 import { tail } from './commands/tail.js';
 
@@ -17,7 +18,7 @@ export interface Command {
   run(args: string[]): Promise<number | undefined>;
 }
 
-const commands: Record<string, Command> = { serve, rebuild, tail, export: exportEvents, keys, call };
+const commands: Record<string, Command> = { serve, rebuild, tail, export: exportEvents, keys, call, secrets };
 
 export function usage(): string {
   const width = Math.max(...Object.keys(commands).map((c) => c.length));
@@ -30,7 +31,8 @@ export function usage(): string {
     '',
     'Configuration comes from the environment: SEED_AGENTS_PORT (3050), SEED_AGENTS_HOST (127.0.0.1),',
     'SEED_AGENTS_DATA_DIR (./data), SEED_AGENTS_STORE (sqlite | kurrentdb), SEED_AGENTS_KURRENTDB_URL,',
-    'SEED_AGENTS_DURABILITY (process | power-loss), SEED_AGENTS_LOG_LEVEL (log | warn | error).',
+    'SEED_AGENTS_DURABILITY (process | power-loss), SEED_AGENTS_LOG_LEVEL (log | warn | error),',
+    'SEED_AGENTS_MASTER_KEY (base64, 32 bytes; default: master.key in the data directory).',
     '',
     'keys and call: SEED_AGENTS_KEY_FILE (~/.config/seed-agents/key.json) is the signing key;',
     'SEED_AGENTS_URL (http://127.0.0.1:$SEED_AGENTS_PORT) is the server call talks to.',

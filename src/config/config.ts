@@ -19,6 +19,11 @@ export interface Config {
   durability: Durability;
   /** The least severe server log lines printed. */
   logLevel: LogLevel;
+  /**
+   * Wraps the keys of stored secrets (SEED_AGENTS_MASTER_KEY). Null: the key file `master.key` in
+   * the data directory is used, created on first start.
+   */
+  masterKey: Buffer | null;
 }
 
 export type LogLevel = 'log' | 'warn' | 'error';
@@ -48,7 +53,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kurrentDbUrl,
     durability: oneOf(env, 'SEED_AGENTS_DURABILITY', ['process', 'power-loss'] as const, 'process'),
     logLevel: oneOf(env, 'SEED_AGENTS_LOG_LEVEL', ['log', 'warn', 'error'] as const, 'log'),
+    masterKey: parseMasterKey('SEED_AGENTS_MASTER_KEY', env.SEED_AGENTS_MASTER_KEY),
   };
+}
+
+export const MASTER_KEY_BYTES = 32;
+
+/** The value is a secret: refusals describe it, never echo it. */
+export function parseMasterKey(name: string, value: string | undefined): Buffer | null {
+  const text = value?.trim();
+  if (!text) return null;
+  const key = Buffer.from(text, 'base64');
+  // Buffer.from skips characters that are not base64: re-encoding shows whether any were dropped.
+  if (key.toString('base64') !== text && key.toString('base64url') !== text) {
+    throw new ConfigError(
+      `${name} is not base64: it must be ${MASTER_KEY_BYTES} random bytes in base64 (44 characters), e.g. from \`openssl rand -base64 32\``,
+    );
+  }
+  if (key.length !== MASTER_KEY_BYTES) {
+    throw new ConfigError(
+      `${name} is ${key.length} bytes; it must be exactly ${MASTER_KEY_BYTES} random bytes in base64 (44 characters), e.g. from \`openssl rand -base64 32\``,
+    );
+  }
+  return key;
 }
 
 function port(value: string | undefined): number {

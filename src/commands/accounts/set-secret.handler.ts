@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { EVENT_LOG } from '../../events/events.module.js';
+import type { EventLog } from '../../events/event-log.js';
+import type { Position } from '../../events/store/position.js';
+import type { SetSecret, SetSecretResponse } from '../../protocol/secrets.js';
+import { ProjectionService } from '../../projections/projection-service.js';
+import { SecretStore } from '../../secrets/secret-store.js';
+import type { ActionContext, ActionHandler } from '../action-registry.js';
+import { afterAppend, appendDecision, awaitProjections, keptChanging, loadCredentials, MAX_ATTEMPTS } from './account-stream.js';
+import { liveSecrets, redactSecret } from './credentials.js';
+import { parseName, parseSecretMetadata, parseSecretValue } from './credentials-input.js';
+import { decideSetSecret } from './secrets.decider.js';
+import { SecretWriteLock } from './secret-write-lock.js';
+
+@Injectable()
+export class SetSecretHandler implements ActionHandler<SetSecret, SetSecretResponse> {
+  readonly action = 'SetSecret' as const;
+  /**
+   * Not idempotent by client request id, on purpose: the idempotency stream records a hash of the
+   * whole payload, and a hash of a low-entropy value is a guess away from the value.
+   */
+  readonly fields = ['name', 'value', 'metadata'] as const;
+  private readonly logger = new Logger('SetSecret');
+
+  constructor(
+    @Inject(EVENT_LOG) private readonly log: EventLog,
+    private readonly secrets: SecretStore,
+    private readonly lock: SecretWriteLock,
+    private readonly projections: ProjectionService,
+  ) {}
+
+  async handle(action: SetSecret, context: ActionContext): Promise<SetSecretResponse> {
+    const name = parseName(action.name, 'SetSecret.name');
+    const value = parseSecretValue(action.value);
+    const metadata = parseSecretMetadata(action.metadata);
+    const { account } = context;
+    const fingerprint = this.secrets.fingerprint(account, value);
+    return this.lock.run(account, async () => {
+      for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+        const { state, revision } = await loadCredentials(this.log, account);
+        const events = decideSetSecret(state, { newId: randomUUID(), name, fingerprint, ...(metadata ? { metadata } : {}) });
+        if (!events.length) return { _: 'SetSecretResponse', secret: redactSecret(name, state.secrets.get(name)!) };
+        // The value is stored before the log records it, never after: a SecretSet in the log promises
+        // that its value can be read. Stored first, a failure between the two writes leaves a row the
+        // log does not name — removed just below, or by the next prune — never a secret the log shows
+        // whose value is missing. Rows are per fingerprint, so the value the log names now stays
+        // readable until the append succeeds.
+        const stored = this.secrets.put(account, name, fingerprint, value);
+        const at = Date.now();
+        let position: Position | null = null;
+        try {
+          position = await appendDecision(this.log, context, revision, events, at);
+        } finally {
+          if (position === null && stored) this.secrets.remove(account, name, fingerprint);
+        }
+        if (position === null) continue;
+        const next = afterAppend(state, events, at);
+        try {
+          await awaitProjections(this.projections, position, ['SecretSet'], this.logger);
+        } finally {
+          // Pruned once the read model names the new value, so no reader looks for a pruned row.
+          this.secrets.retain(account, liveSecrets(next));
+        }
+        return { _: 'SetSecretResponse', secret: redactSecret(name, next.secrets.get(name)!) };
+      }
+      throw keptChanging(account, `secret "${name}" was set`);
+    });
+  }
+}
