@@ -20,7 +20,11 @@ export function eventContextOf(context: ActionContext): EventContext {
  * writing twice.
  */
 export function eventIdFor(context: ActionContext, index: number): string {
-  const hex = createHash('sha256').update(`${context.requestKey ?? context.actionCid}:${index}`).digest('hex');
-  // Shaped as a version 4 UUID, which the store requires of event ids.
+  return uuidFrom(`${context.requestKey ?? context.actionCid}:${index}`);
+}
+
+/** A UUID that is a function of `seed`, shaped as a version 4 UUID, which the store requires of event ids. */
+export function uuidFrom(seed: string): string {
+  const hex = createHash('sha256').update(seed).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

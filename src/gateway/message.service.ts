@@ -15,6 +15,7 @@ import { ENVELOPE_VERIFIER } from '../signing/signing.module.js';
 import type { AsyncVerifier } from '../signing/verify-pool.js';
 import { ApiError } from '../protocol/api-error.js';
 import { verifyEnvelope } from './envelope/verify-envelope.js';
+import { downgradeResponse } from './protocol-compat.js';
 
 const INTERNAL_ERROR = 'Internal server error';
 
@@ -50,7 +51,7 @@ export class MessageService {
         actionCid: verified.actionCid,
         ...(key ? { requestKey: idempotencyStream(key) } : {}),
       };
-      const execute = () => this.execute(() => handler.handle(verified.action, context));
+      const execute = () => this.execute(async () => downgradeResponse(await handler.handle(verified.action, context), context.protocol));
       if (key === undefined) return await execute();
       return await this.idempotency.run(
         key,

@@ -2,6 +2,7 @@ import type { Projection } from './projection.js';
 import { accountProvidersProjection } from './account-providers.projection.js';
 import { accountSecretsProjection } from './account-secrets.projection.js';
 import { accountSignersProjection } from './account-signers.projection.js';
+import { agentsProjection } from './agents.projection.js';
 import { sessionViewProjection } from './session-view.projection.js';
 
 /** Every projection the server runs; each later area adds its read models here. */
@@ -10,4 +11,5 @@ export const PROJECTIONS: readonly Projection[] = [
   accountSignersProjection,
   accountSecretsProjection,
   accountProvidersProjection,
+  agentsProjection,
 ];

@@ -124,7 +124,7 @@ function parseBaseUrl(value: unknown, type: ProviderType, field: string): string
   return normalized;
 }
 
-function jsonObject(value: unknown, field: string, maxBytes: number, maxLabel: string): JsonObject {
+export function jsonObject(value: unknown, field: string, maxBytes: number, maxLabel: string): JsonObject {
   if (!isPlainObject(value)) throw new ApiError(400, `${field} must be a map (a JSON object), got ${describe(value)}`);
   checkJson(value, field);
   const bytes = Buffer.byteLength(JSON.stringify(value), 'utf8');
@@ -133,7 +133,7 @@ function jsonObject(value: unknown, field: string, maxBytes: number, maxLabel: s
 }
 
 /** It is recorded in the log as JSON: bytes, CIDs, big integers and non-finite numbers have no JSON form. */
-function checkJson(value: unknown, path: string): asserts value is JsonValue {
+export function checkJson(value: unknown, path: string): asserts value is JsonValue {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
   if (typeof value === 'number' && Number.isFinite(value)) return;
   if (Array.isArray(value)) {
@@ -150,7 +150,7 @@ function checkJson(value: unknown, path: string): asserts value is JsonValue {
   );
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false;
   const prototype = Object.getPrototypeOf(value) as unknown;
   return prototype === Object.prototype || prototype === null;
@@ -160,7 +160,7 @@ function quoted(keys: string[]): string {
   return keys.map((k) => JSON.stringify(k)).join(', ');
 }
 
-function describe(value: unknown): string {
+export function describe(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (value instanceof Uint8Array) return `${value.length} bytes`;

@@ -61,14 +61,15 @@ function fieldTable(schema: JsonSchema, schemas: Map<string, JsonSchema>): strin
   const required = new Set(schema.required ?? []);
   const rows = Object.entries(schema.properties ?? {}).map(([name, field]) => {
     const resolved = field.$ref ? (schemas.get(field.$ref) ?? field) : field;
-    return `| \`${name}\` | ${typeOf(resolved)} | ${required.has(name) ? 'yes' : ''} | ${resolved.description ?? resolved.title ?? ''} |`;
+    return `| \`${name}\` | ${typeOf(resolved, schemas)} | ${required.has(name) ? 'yes' : ''} | ${resolved.description ?? resolved.title ?? ''} |`;
   });
   return ['| field | type | required | meaning |', '| --- | --- | --- | --- |', ...rows];
 }
 
-function typeOf(schema: JsonSchema): string {
+function typeOf(schema: JsonSchema, schemas: Map<string, JsonSchema>): string {
   if (schema.enum) return schema.enum.map((v) => `\`${JSON.stringify(v)}\``).join(' \\| ');
-  if (schema.type === 'array') return `array of ${schema.items ? typeOf(schema.items) : 'any'}`;
+  if (schema.$ref) return typeOf(schemas.get(schema.$ref) ?? {}, schemas);
+  if (schema.type === 'array') return `array of ${schema.items ? typeOf(schema.items, schemas) : 'any'}`;
   if (schema.title && schema.type === 'object') return schema.title;
   return schema.type ?? 'any JSON';
 }

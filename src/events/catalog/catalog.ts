@@ -4,6 +4,7 @@
  */
 import type { EventDefinition } from './event-definition.js';
 import { ACCOUNT_EVENTS } from './account-events.js';
+import { AGENT_EVENTS } from './agent-events.js';
 import { IDEMPOTENCY_EVENTS } from './idempotency-events.js';
 import { LOG_EVENTS } from './log-events.js';
 
@@ -33,4 +34,4 @@ export class EventCatalog {
   }
 }
 
-export const EVENT_CATALOG = new EventCatalog([...LOG_EVENTS, ...ACCOUNT_EVENTS, ...IDEMPOTENCY_EVENTS]);
+export const EVENT_CATALOG = new EventCatalog([...LOG_EVENTS, ...ACCOUNT_EVENTS, ...AGENT_EVENTS, ...IDEMPOTENCY_EVENTS]);

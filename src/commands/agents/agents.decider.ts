@@ -1,0 +1,115 @@
+/**
+ * Agents: created by an account against one of its model providers, updated and deleted by their
+ * owner only. Pure: decide(state, command, context) → events. A stranger is told an agent is not
+ * found rather than forbidden, so an agent's existence is never revealed to it.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { NewEvent } from '../../events/event-log.js';
+import type { JsonValue } from '../../events/store/types.js';
+import { ApiError } from '../../protocol/api-error.js';
+import type { AgentDefinition, AgentPromptBlock } from '../../protocol/agents.js';
+import type { CredentialsState } from '../accounts/credentials.js';
+import { parseAgentDefinition } from './agent-definition.js';
+import type { AgentState } from './agent-state.js';
+
+export interface AgentDecisionContext {
+  /** The acting account's secrets and providers. */
+  credentials: CredentialsState;
+  /** Markdown → Seed blocks; given, since parsing mints block ids. */
+  markdownToBlocks: (markdown: string) => AgentPromptBlock[];
+}
+
+export interface CreateAgentCommand {
+  agentId: string;
+  account: string;
+  definition: unknown;
+}
+
+export interface UpdateAgentCommand {
+  account: string;
+  definition: unknown;
+}
+
+export interface DeleteAgentCommand {
+  account: string;
+}
+
+export const agentNotFound = (): ApiError => new ApiError(404, 'Agent not found');
+
+export function decideCreateAgent(agent: AgentState | null, command: CreateAgentCommand, context: AgentDecisionContext): NewEvent[] {
+  const definition = checkedDefinition(command.definition, context.credentials);
+  if (agent) {
+    // The id comes from the request's clientRequestId: this is that create run again.
+    if (agent.ownerAccountId === command.account) return [];
+    throw new ApiError(409, `Agent ${command.agentId} already exists; send CreateAgent with another clientRequestId`);
+  }
+  return [
+    {
+      type: 'AgentCreated',
+      data: {
+        ownerAccountId: command.account,
+        definition: definition as unknown as JsonValue,
+        systemPromptBlocks: promptBlocks(definition, context) as unknown as JsonValue,
+      },
+    },
+  ];
+}
+
+export function decideUpdateAgent(agent: AgentState | null, command: UpdateAgentCommand, context: AgentDecisionContext): NewEvent[] {
+  const owned = ownedBy(agent, command.account);
+  const definition = checkedDefinition(command.definition, context.credentials);
+  if (isDeepStrictEqual(owned.definition, definition)) return [];
+  return [
+    {
+      type: 'AgentUpdated',
+      data: {
+        definition: definition as unknown as JsonValue,
+        systemPromptBlocks: promptBlocks(definition, context) as unknown as JsonValue,
+      },
+    },
+  ];
+}
+
+export function decideDeleteAgent(agent: AgentState | null, command: DeleteAgentCommand): NewEvent[] {
+  ownedBy(agent, command.account);
+  return [{ type: 'AgentDeleted', data: {} }];
+}
+
+function ownedBy(agent: AgentState | null, account: string): AgentState {
+  if (!agent || agent.deleted || agent.ownerAccountId !== account) throw agentNotFound();
+  return agent;
+}
+
+/** The definition's shape, then what it refers to: the account's provider and signing keys. */
+function checkedDefinition(input: unknown, credentials: CredentialsState): AgentDefinition {
+  const definition = parseAgentDefinition(input);
+  if (!credentials.providers.has(definition.modelProvider)) {
+    throw new ApiError(
+      400,
+      `Model provider "${definition.modelProvider}" (definition.modelProvider) does not exist for this account; ` +
+        `create it first with SetModelProvider (${namesOf('providers', [...credentials.providers.keys()])})`,
+    );
+  }
+  const keys = [
+    ...(definition.signingKey === undefined ? [] : [['definition.signingKey', definition.signingKey] as const]),
+    ...(definition.signingKeys ?? []).map((key, index) => [`definition.signingKeys[${index}]`, key] as const),
+  ];
+  const accountKeys = [...credentials.secrets].filter(([, secret]) => secret.metadata?.kind === 'hm-account-key').map(([name]) => name);
+  for (const [field, key] of keys) {
+    if (!accountKeys.includes(key)) {
+      throw new ApiError(
+        400,
+        `Signing key "${key}" (${field}) is not an hm-account-key secret of this account (${namesOf('hm-account-key secrets', accountKeys)})`,
+      );
+    }
+  }
+  return definition;
+}
+
+function promptBlocks(definition: AgentDefinition, context: AgentDecisionContext): AgentPromptBlock[] {
+  return typeof definition.systemPrompt === 'string' ? context.markdownToBlocks(definition.systemPrompt) : definition.systemPrompt;
+}
+
+function namesOf(kind: string, names: string[]): string {
+  return names.length ? `its ${kind}: ${names.sort().join(', ')}` : `it has no ${kind}`;
+}

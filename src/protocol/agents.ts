@@ -1,0 +1,104 @@
+/**
+ * Agents (spec/http-api.md, "CreateAgent", "GetAgent", "UpdateAgent", "DeleteAgent", "ListAgents",
+ * "Agent definition"): an account's configured assistants, each bound to one of its model providers.
+ */
+import type { ActionBase } from './envelope.js';
+
+/** spec/upstream/model-providers.md, "Reasoning levels". Absent means off, or the provider default. */
+export const REASONING_LEVELS = ['minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+export type ReasoningLevel = (typeof REASONING_LEVELS)[number];
+
+export const MAX_AGENT_TOOLS = 32;
+export const MAX_TOOL_NAME_BYTES = 128;
+/** The tools list as JSON. */
+export const MAX_TOOLS_BYTES = 4 * 1024;
+
+/** A Seed block node: the block's own fields beyond `id` and `type` are the Seed apps' business. */
+export interface AgentPromptBlock {
+  block: Record<string, unknown> & { id: string; type: string };
+  children?: AgentPromptBlock[];
+}
+
+export interface AgentDefinition {
+  name: string;
+  /** Markdown, or Seed blocks; kept as given, and as blocks in AgentInfo.systemPromptBlocks. */
+  systemPrompt: string | AgentPromptBlock[];
+  /** The name of one of the owning account's model providers. */
+  modelProvider: string;
+  model: string;
+  reasoningLevel?: ReasoningLevel;
+  /** A grant list; omitted grants every service-runtime callable. */
+  tools?: string[];
+  /** Legacy single signing identity: the name of an `hm-account-key` secret of the owner. */
+  signingKey?: string;
+  signingKeys?: string[];
+  metadata?: Record<string, unknown>;
+}
+
+export type AgentAccessRole = 'owner' | 'writer' | 'reader' | 'chatter';
+
+export interface AgentInfo {
+  id: string;
+  /** The owning account. */
+  accountId: string;
+  name: string;
+  definition: AgentDefinition;
+  /** definition.systemPrompt normalized to Seed blocks (markdown parsed as the Seed apps parse it). */
+  systemPromptBlocks: AgentPromptBlock[];
+  accessRole: AgentAccessRole;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface CreateAgent extends ActionBase {
+  _: 'CreateAgent';
+  definition: AgentDefinition;
+  clientRequestId?: string;
+}
+
+export interface CreateAgentResponse {
+  _: 'CreateAgentResponse';
+  agentId: string;
+}
+
+export interface GetAgent extends ActionBase {
+  _: 'GetAgent';
+  agentId: string;
+}
+
+/** Protocol 2+; protocol 1 clients get `sessions` in place of `sessionCount` (gateway/protocol-compat.ts). */
+export interface GetAgentResponse {
+  _: 'GetAgentResponse';
+  agent: AgentInfo;
+  sessionCount: number;
+}
+
+export interface UpdateAgent extends ActionBase {
+  _: 'UpdateAgent';
+  agentId: string;
+  definition: AgentDefinition;
+}
+
+export interface UpdateAgentResponse {
+  _: 'UpdateAgentResponse';
+  agent: AgentInfo;
+}
+
+export interface DeleteAgent extends ActionBase {
+  _: 'DeleteAgent';
+  agentId: string;
+}
+
+export interface DeleteAgentResponse {
+  _: 'DeleteAgentResponse';
+  agentId: string;
+}
+
+export interface ListAgents extends ActionBase {
+  _: 'ListAgents';
+}
+
+export interface ListAgentsResponse {
+  _: 'ListAgentsResponse';
+  agents: AgentInfo[];
+}
