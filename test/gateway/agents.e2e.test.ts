@@ -6,11 +6,9 @@ import { decode } from '@ipld/dag-cbor';
 import { principalToString } from '@seed-hypermedia/client/blobs';
 import type { INestApplication } from '@nestjs/common';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
 import { AGENTS_PROTOCOL_VERSION } from '../../src/protocol/version.js';
 import { ProjectionService } from '../../src/projections/projection-service.js';
-import { startServer } from '../../src/server.js';
-import { newKey, post, signedBody, type KeyPair } from './signed.js';
+import { newKey, post, signedBody, type KeyPair, startTestServer } from './signed.js';
 
 describe('agents', () => {
   let dir: string;
@@ -21,9 +19,7 @@ describe('agents', () => {
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'seed-agents-'));
-    const started = await startServer(loadConfig({ SEED_AGENTS_PORT: '0', SEED_AGENTS_DATA_DIR: dir, SEED_AGENTS_LOG_LEVEL: 'warn' }));
-    app = started.app;
-    base = `http://127.0.0.1:${started.port}`;
+    ({ app, base } = await startTestServer(dir));
     owner = newKey();
     ownerId = principalToString(owner.principal);
     await call({ _: 'SetModelProvider', name: 'local', provider: { type: 'ollama', baseUrl: 'http://127.0.0.1:11434/v1/' } });

@@ -8,9 +8,7 @@ import { join } from 'node:path';
 import { decode, encode } from '@ipld/dag-cbor';
 import type { INestApplication } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
-import { startServer } from '../../src/server.js';
-import { newKey, post, signedBody } from './signed.js';
+import { newKey, post, signedBody, startTestServer } from './signed.js';
 
 const CASES = 10_000;
 
@@ -66,9 +64,7 @@ describe('gateway fuzz', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'seed-fuzz-'));
-    const started = await startServer(loadConfig({ SEED_AGENTS_PORT: '0', SEED_AGENTS_DATA_DIR: dir, SEED_AGENTS_LOG_LEVEL: 'warn' }));
-    app = started.app;
-    base = `http://127.0.0.1:${started.port}`;
+    ({ app, base } = await startTestServer(dir));
     valid = await signedBody(newKey(), { _: 'ListSigners' });
   });
   afterAll(async () => {

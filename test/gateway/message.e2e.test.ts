@@ -6,11 +6,9 @@ import { decode } from '@ipld/dag-cbor';
 import { createCapability, principalToString } from '@seed-hypermedia/client/blobs';
 import type { INestApplication } from '@nestjs/common';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
 import { SqliteEventStore } from '../../src/events/store/sqlite/sqlite-event-store.js';
-import { startServer } from '../../src/server.js';
 import { collect } from '../store/helpers.js';
-import { newKey, post, signedBody, type KeyPair } from './signed.js';
+import { newKey, post, signedBody, type KeyPair, startTestServer } from './signed.js';
 
 describe('POST /api/message', () => {
   let dir: string;
@@ -18,9 +16,7 @@ describe('POST /api/message', () => {
   let base: string;
 
   const start = async () => {
-    const started = await startServer(loadConfig({ SEED_AGENTS_PORT: '0', SEED_AGENTS_DATA_DIR: dir, SEED_AGENTS_LOG_LEVEL: 'warn' }));
-    app = started.app;
-    base = `http://127.0.0.1:${started.port}`;
+    ({ app, base } = await startTestServer(dir));
   };
   const stop = async () => {
     await app?.close();

@@ -15,11 +15,9 @@ import { principalToString } from '@seed-hypermedia/client/blobs';
 import type { INestApplication } from '@nestjs/common';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
 import { SqliteEventStore } from '../../src/events/store/sqlite/sqlite-event-store.js';
-import { startServer } from '../../src/server.js';
 import { collect } from '../store/helpers.js';
-import { newKey, post, signedBody, type KeyPair } from './signed.js';
+import { newKey, post, signedBody, type KeyPair, startTestServer } from './signed.js';
 
 const BIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
 
@@ -75,9 +73,7 @@ describe('secrets and model providers', () => {
   let apiKey: string;
 
   const start = async () => {
-    const started = await startServer(loadConfig({ SEED_AGENTS_PORT: '0', SEED_AGENTS_DATA_DIR: dir, SEED_AGENTS_LOG_LEVEL: 'warn' }));
-    app = started.app;
-    base = `http://127.0.0.1:${started.port}`;
+    ({ app, base } = await startTestServer(dir));
   };
   const stop = async () => {
     await app?.close();

@@ -1,6 +1,9 @@
 /** Signed requests as the Seed apps build them: signed by @seed-hypermedia/client itself. */
 import { encode } from '@ipld/dag-cbor';
+import type { INestApplication } from '@nestjs/common';
 import { generateNobleKeyPair, sign, type NobleKeyPair } from '@seed-hypermedia/client/blobs';
+import { loadConfig } from '../../src/config/config.js';
+import { startServer } from '../../src/server.js';
 
 export type KeyPair = NobleKeyPair;
 export const newKey = (): KeyPair => generateNobleKeyPair();
@@ -32,4 +35,12 @@ export async function post(
     body,
   });
   return { status: response.status, headers: response.headers, bytes: new Uint8Array(await response.arrayBuffer()) };
+}
+
+/** A server on a free port over `dataDir`, logging warnings only. */
+export async function startTestServer(dataDir: string): Promise<{ app: INestApplication; base: string }> {
+  const { app, port } = await startServer(
+    loadConfig({ SEED_AGENTS_PORT: '0', SEED_AGENTS_DATA_DIR: dataDir, SEED_AGENTS_LOG_LEVEL: 'warn' }),
+  );
+  return { app, base: `http://127.0.0.1:${port}` };
 }

@@ -5,7 +5,8 @@ import type { DeleteModelProvider, DeleteModelProviderResponse } from '../../pro
 import { ProjectionService } from '../../projections/projection-service.js';
 import { SecretStore } from '../../secrets/secret-store.js';
 import type { ActionContext, ActionHandler } from '../action-registry.js';
-import { afterAppend, appendDecision, awaitProjections, keptChanging, loadCredentials, MAX_ATTEMPTS } from './account-stream.js';
+import { afterAppend, appendDecision, keptChanging, loadCredentials } from './account-stream.js';
+import { MAX_ATTEMPTS, awaitProjections } from '../stream-decisions.js';
 import { liveSecrets } from './credentials.js';
 import { parseName } from './credentials-input.js';
 import { decideDeleteModelProvider } from './providers.decider.js';

@@ -1,9 +1,9 @@
 /** Reading and appending an agent's `agent-<id>` stream. */
 import type { EventLog, NewEvent } from '../../events/event-log.js';
-import { StreamNotFoundError, WrongExpectedVersionError } from '../../events/store/errors.js';
 import type { Position } from '../../events/store/position.js';
-import { ApiError } from '../../protocol/api-error.js';
-import { eventContextOf, eventIdFor, uuidFrom } from '../action-context.js';
+import type { ApiError } from '../../protocol/api-error.js';
+import { uuidFrom } from '../action-context.js';
+import { appendDecision, keptChanging, loadStream } from '../stream-decisions.js';
 import type { ActionContext } from '../action-registry.js';
 import { evolveAgent, type AgentState } from './agent-state.js';
 
@@ -19,24 +19,14 @@ export function newAgentId(context: ActionContext, random: () => string): string
 }
 
 export async function loadAgent(log: EventLog, agentId: string): Promise<{ agent: AgentState | null; revision: bigint | 'no_stream' }> {
-  let agent: AgentState | null = null;
-  let revision: bigint | 'no_stream' = 'no_stream';
-  try {
-    for await (const event of log.readStream(agentStream(agentId))) {
-      agent = evolveAgent(agent, event, agentId);
-      revision = event.revision;
-    }
-  } catch (error) {
-    if (!(error instanceof StreamNotFoundError)) throw error;
-  }
-  return { agent, revision };
+  const { state, revision } = await loadStream<AgentState | null>(log, agentStream(agentId), null, (agent, event) =>
+    evolveAgent(agent, event, agentId),
+  );
+  return { agent: state, revision };
 }
 
-/**
- * Appends a decision at the revision it was made against, stamped `at`. Null when another append to
- * the stream came first: the caller decides again on what is there now.
- */
-export async function appendAgentDecision(
+/** Appends a decision to the agent's stream; null when another append came first. */
+export function appendAgentDecision(
   log: EventLog,
   context: ActionContext,
   agentId: string,
@@ -44,18 +34,7 @@ export async function appendAgentDecision(
   events: readonly NewEvent[],
   at: number,
 ): Promise<Position | null> {
-  try {
-    const { position } = await log.append(
-      agentStream(agentId),
-      events.map((event, index) => ({ ...event, id: eventIdFor(context, index) })),
-      { ...eventContextOf(context), at },
-      { expected: revision },
-    );
-    return position;
-  } catch (error) {
-    if (error instanceof WrongExpectedVersionError) return null;
-    throw error;
-  }
+  return appendDecision(log, context, agentStream(agentId), revision, events, at);
 }
 
 export function agentAfterAppend(agent: AgentState | null, agentId: string, events: readonly NewEvent[], at: number): AgentState | null {
@@ -63,5 +42,5 @@ export function agentAfterAppend(agent: AgentState | null, agentId: string, even
 }
 
 export function agentKeptChanging(agentId: string, what: string): ApiError {
-  return new ApiError(409, `The agent ${agentId} kept changing while ${what}; retry`);
+  return keptChanging(`The agent ${agentId}`, what);
 }

@@ -4,7 +4,7 @@ import type { EventLog } from '../../events/event-log.js';
 import type { DeleteAgent, DeleteAgentResponse } from '../../protocol/agents.js';
 import { ProjectionService } from '../../projections/projection-service.js';
 import type { ActionContext, ActionHandler } from '../action-registry.js';
-import { awaitProjections, MAX_ATTEMPTS } from '../accounts/account-stream.js';
+import { MAX_ATTEMPTS, awaitProjections } from '../stream-decisions.js';
 import { parseAgentId } from './agent-read.js';
 import { agentKeptChanging, appendAgentDecision, loadAgent } from './agent-stream.js';
 import { decideDeleteAgent } from './agents.decider.js';
