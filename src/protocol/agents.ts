@@ -37,17 +37,23 @@ export interface AgentDefinition {
 
 export type AgentAccessRole = 'owner' | 'writer' | 'reader' | 'chatter';
 
+/** As the Seed apps read it (upstream `AgentInfo`), plus `name`, `systemPromptBlocks` and `accessRole`. */
 export interface AgentInfo {
   id: string;
-  /** The owning account. */
-  accountId: string;
+  /** The owning account (upstream's field name). */
+  account: string;
   name: string;
   definition: AgentDefinition;
   /** definition.systemPrompt normalized to Seed blocks (markdown parsed as the Seed apps parse it). */
   systemPromptBlocks: AgentPromptBlock[];
   accessRole: AgentAccessRole;
+  status: 'idle' | 'running' | 'stopped' | 'error';
   createdAt: number;
   updatedAt: number;
+  /** Present (true) only while public read is on. */
+  publicRead?: boolean;
+  /** Present (true) only while public chat is on. */
+  publicChat?: boolean;
 }
 
 export interface CreateAgent extends ActionBase {
@@ -101,4 +107,112 @@ export interface ListAgents extends ActionBase {
 export interface ListAgentsResponse {
   _: 'ListAgentsResponse';
   agents: AgentInfo[];
+}
+
+/** Sharing (spec/http-api.md, "Agent invitations and collaborators"). */
+export type AgentInviteRole = 'reader' | 'writer';
+
+export interface AgentInviteInfo {
+  agentId: string;
+  agentName: string;
+  ownerAccountId: string;
+  role: AgentInviteRole;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface AgentCollaboratorInfo {
+  accountId: string;
+  role: 'owner' | AgentInviteRole;
+  /** `pending` rows are shown to the owner only. */
+  status: 'accepted' | 'pending';
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface ListAgentInvites extends ActionBase {
+  _: 'ListAgentInvites';
+}
+
+export interface ListAgentInvitesResponse {
+  _: 'ListAgentInvitesResponse';
+  invites: AgentInviteInfo[];
+}
+
+export interface ListAgentCollaborators extends ActionBase {
+  _: 'ListAgentCollaborators';
+  agentId: string;
+}
+
+export interface ListAgentCollaboratorsResponse {
+  _: 'ListAgentCollaboratorsResponse';
+  agentId: string;
+  publicRead: boolean;
+  publicChat: boolean;
+  collaborators: AgentCollaboratorInfo[];
+}
+
+export interface InviteAgentCollaborator extends ActionBase {
+  _: 'InviteAgentCollaborator';
+  agentId: string;
+  accountId: string;
+  role: AgentInviteRole;
+}
+
+export interface InviteAgentCollaboratorResponse {
+  _: 'InviteAgentCollaboratorResponse';
+  agentId: string;
+  collaborator: AgentCollaboratorInfo;
+}
+
+export interface RemoveAgentCollaborator extends ActionBase {
+  _: 'RemoveAgentCollaborator';
+  agentId: string;
+  accountId: string;
+}
+
+export interface RemoveAgentCollaboratorResponse {
+  _: 'RemoveAgentCollaboratorResponse';
+  agentId: string;
+  accountId: string;
+}
+
+export interface AcceptAgentInvite extends ActionBase {
+  _: 'AcceptAgentInvite';
+  agentId: string;
+}
+
+export interface AcceptAgentInviteResponse {
+  _: 'AcceptAgentInviteResponse';
+  agent: AgentInfo;
+}
+
+export interface DeclineAgentInvite extends ActionBase {
+  _: 'DeclineAgentInvite';
+  agentId: string;
+}
+
+export interface DeclineAgentInviteResponse {
+  _: 'DeclineAgentInviteResponse';
+  agentId: string;
+}
+
+export interface SetAgentPublicRead extends ActionBase {
+  _: 'SetAgentPublicRead';
+  agentId: string;
+  publicRead: boolean;
+}
+
+export interface SetAgentPublicChat extends ActionBase {
+  _: 'SetAgentPublicChat';
+  agentId: string;
+  publicChat: boolean;
+}
+
+/** The answer to both SetAgentPublicRead and SetAgentPublicChat, under its own `_`. */
+export interface AgentPublicFlagsResponse<T extends string> {
+  _: T;
+  agentId: string;
+  publicRead: boolean;
+  publicChat: boolean;
 }

@@ -51,7 +51,8 @@ describe('agents', () => {
       _: 'GetAgentResponse',
       agent: {
         id: agentId,
-        accountId: ownerId,
+        account: ownerId,
+        status: 'idle',
         name: 'Helper',
         definition,
         systemPromptBlocks: [

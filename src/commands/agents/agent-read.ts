@@ -1,7 +1,8 @@
-/** The agents read model as the wire shows it, and the checks of the agent ids actions carry. */
+/** The agents read model as the wire shows it, the access roles it grants, and the checks of the agent ids actions carry. */
 import { ApiError } from '../../protocol/api-error.js';
-import type { AgentInfo } from '../../protocol/agents.js';
-import type { AgentRow } from '../../projections/agents.projection.js';
+import type { AgentAccessRole, AgentInfo } from '../../protocol/agents.js';
+import type { AgentMemberRow, AgentRow } from '../../projections/agents.projection.js';
+import type { ProjectionService } from '../../projections/projection-service.js';
 import { describe } from '../accounts/credentials-input.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -13,16 +14,44 @@ export function parseAgentId(value: unknown, field: string): string {
   return value;
 }
 
-/** Only owners so far: collaborators' roles arrive with sharing. */
-export function ownerInfo(row: AgentRow): AgentInfo {
+/** The agent as an account with `role` on it sees it. */
+export function agentInfo(row: AgentRow, role: AgentAccessRole): AgentInfo {
   return {
     id: row.id,
-    accountId: row.owner_account_id,
+    account: row.owner_account_id,
     name: row.name,
     definition: JSON.parse(row.definition) as AgentInfo['definition'],
     systemPromptBlocks: JSON.parse(row.system_prompt_blocks) as AgentInfo['systemPromptBlocks'],
-    accessRole: 'owner',
+    accessRole: role,
+    // Agents do not run yet (no sessions or runs exist); 'idle' is the truth until they do.
+    status: 'idle',
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    // Reported only when on, so an unshared agent answers as it did before sharing.
+    ...(row.public_read ? { publicRead: true } : {}),
+    ...(row.public_chat ? { publicChat: true } : {}),
   };
+}
+
+/**
+ * The role of `account` on the agent as the read model has it: owner, an accepted member's role, or
+ * reader/chatter through public access. Null for a missing or deleted agent and for an account that
+ * may not see it — a pending invitee included (spec: agent contents stay hidden until accepted).
+ */
+export function readAccess(projections: ProjectionService, agentId: string, account: string): { row: AgentRow; role: AgentAccessRole } | null {
+  const row = projections
+    .reader('agents')
+    .get<AgentRow & { member_role: AgentMemberRow['role'] | null; member_accepted: 0 | 1 | null }>(
+      `SELECT a.*, m.role AS member_role, m.accepted AS member_accepted FROM {agents} a
+       LEFT JOIN {agent_members} m ON m.agent_id = a.id AND m.account_id = ?
+       WHERE a.id = ? AND a.deleted = 0`,
+      account,
+      agentId,
+    );
+  if (!row) return null;
+  const { member_role, member_accepted, ...agent } = row;
+  if (agent.owner_account_id === account) return { row: agent, role: 'owner' };
+  if (member_role && member_accepted) return { row: agent, role: member_role };
+  if (agent.public_read) return { row: agent, role: agent.public_chat ? 'chatter' : 'reader' };
+  return null;
 }

@@ -1,6 +1,6 @@
 /**
- * Agents: created by an account against one of its model providers, updated and deleted by their
- * owner only. Pure: decide(state, command, context) → events. A stranger is told an agent is not
+ * Agents: created by an account against one of its model providers, updated by their owner and its
+ * writers (a writer leaves the signing-key grants as they are), deleted by their owner only. Pure: decide(state, command, context) → events. A stranger is told an agent is not
  * found rather than forbidden, so an agent's existence is never revealed to it.
  */
 import { isDeepStrictEqual } from 'node:util';
@@ -10,10 +10,10 @@ import { ApiError } from '../../protocol/api-error.js';
 import type { AgentDefinition, AgentPromptBlock } from '../../protocol/agents.js';
 import type { CredentialsState } from '../accounts/credentials.js';
 import { parseAgentDefinition } from './agent-definition.js';
-import type { AgentState } from './agent-state.js';
+import { roleOf, type AgentState } from './agent-state.js';
 
 export interface AgentDecisionContext {
-  /** The acting account's secrets and providers. */
+  /** The secrets and providers of the account the agent belongs to (the acting one, on create). */
   credentials: CredentialsState;
   /** Markdown → Seed blocks; given, since parsing mints block ids. */
   markdownToBlocks: (markdown: string) => AgentPromptBlock[];
@@ -56,9 +56,16 @@ export function decideCreateAgent(agent: AgentState | null, command: CreateAgent
 }
 
 export function decideUpdateAgent(agent: AgentState | null, command: UpdateAgentCommand, context: AgentDecisionContext): NewEvent[] {
-  const owned = ownedBy(agent, command.account);
-  const definition = checkedDefinition(command.definition, context.credentials);
-  if (isDeepStrictEqual(owned.definition, definition)) return [];
+  const role = roleOf(agent, command.account);
+  if (!agent || role === null) throw agentNotFound();
+  if (role !== 'owner' && role !== 'writer') throw new ApiError(403, `Only the agent's owner and writers may update it; this account is a ${role}`);
+  const parsed = parseAgentDefinition(command.definition);
+  if (role === 'writer' && !sameGrants(agent.definition, parsed)) {
+    // spec/http-api.md, ListSigningIdentities: changing definition.signingKeys is owner-only.
+    throw new ApiError(403, "Only the agent's owner may change its signing keys (definition.signingKey, definition.signingKeys); send them unchanged");
+  }
+  const definition = checkedDefinition(parsed, context.credentials);
+  if (isDeepStrictEqual(agent.definition, definition)) return [];
   return [
     {
       type: 'AgentUpdated',
@@ -71,13 +78,14 @@ export function decideUpdateAgent(agent: AgentState | null, command: UpdateAgent
 }
 
 export function decideDeleteAgent(agent: AgentState | null, command: DeleteAgentCommand): NewEvent[] {
-  ownedBy(agent, command.account);
+  const role = roleOf(agent, command.account);
+  if (role === null) throw agentNotFound();
+  if (role !== 'owner') throw new ApiError(403, `Only the agent's owner may delete it; this account is a ${role}`);
   return [{ type: 'AgentDeleted', data: {} }];
 }
 
-function ownedBy(agent: AgentState | null, account: string): AgentState {
-  if (!agent || agent.deleted || agent.ownerAccountId !== account) throw agentNotFound();
-  return agent;
+function sameGrants(before: AgentDefinition, after: AgentDefinition): boolean {
+  return before.signingKey === after.signingKey && isDeepStrictEqual(before.signingKeys ?? [], after.signingKeys ?? []);
 }
 
 /** The definition's shape, then what it refers to: the account's provider and signing keys. */

@@ -7,7 +7,7 @@ import type { ActionContext, ActionHandler } from '../action-registry.js';
 import { loadCredentials } from '../accounts/account-stream.js';
 import { MAX_ATTEMPTS, awaitProjections } from '../stream-decisions.js';
 import { parseAgentId } from './agent-read.js';
-import { ownerView } from './agent-state.js';
+import { agentView, roleOf } from './agent-state.js';
 import { agentAfterAppend, agentKeptChanging, appendAgentDecision, loadAgent } from './agent-stream.js';
 import { decideUpdateAgent } from './agents.decider.js';
 import { markdownToBlocks } from './prompt-blocks.js';
@@ -26,8 +26,9 @@ export class UpdateAgentHandler implements ActionHandler<UpdateAgent, UpdateAgen
   async handle(action: UpdateAgent, context: ActionContext): Promise<UpdateAgentResponse> {
     const agentId = parseAgentId(action.agentId, 'UpdateAgent.agentId');
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      const { state: credentials } = await loadCredentials(this.log, context.account);
       const { agent, revision } = await loadAgent(this.log, agentId);
+      // A writer's update is checked against the owner's providers and keys: the agent runs on them.
+      const { state: credentials } = await loadCredentials(this.log, agent?.ownerAccountId ?? context.account);
       const command = { account: context.account, definition: action.definition };
       const events = decideUpdateAgent(agent, command, { credentials, markdownToBlocks });
       const at = Date.now();
@@ -36,8 +37,9 @@ export class UpdateAgentHandler implements ActionHandler<UpdateAgent, UpdateAgen
         if (position === null) continue;
         await awaitProjections(this.projections, position, ['AgentUpdated'], this.logger);
       }
-      // decideUpdateAgent refuses a missing agent, so there is one after the append.
-      return { _: 'UpdateAgentResponse', agent: ownerView(agentAfterAppend(agent, agentId, events, at)!) };
+      // decideUpdateAgent refuses a missing agent and anyone but its owner and writers.
+      const after = agentAfterAppend(agent, agentId, events, at)!;
+      return { _: 'UpdateAgentResponse', agent: agentView(after, roleOf(after, context.account)!) };
     }
     throw agentKeptChanging(agentId, 'it was updated');
   }
