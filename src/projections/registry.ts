@@ -1,4 +1,5 @@
 import type { Projection } from './projection.js';
+import { accountChangesProjection } from './account-changes.projection.js';
 import { accountProvidersProjection } from './account-providers.projection.js';
 import { accountSecretsProjection } from './account-secrets.projection.js';
 import { accountSignersProjection } from './account-signers.projection.js';
@@ -12,4 +13,5 @@ export const PROJECTIONS: readonly Projection[] = [
   accountSecretsProjection,
   accountProvidersProjection,
   agentsProjection,
+  accountChangesProjection,
 ];
