@@ -70,18 +70,20 @@ export function keptChanging(subject: string, what: string): ApiError {
 /**
  * Read-your-writes for the read models a decision feeds. A timeout is no failure of the action — it is
  * recorded, only the read model lags — so it is answered as done rather than as a 500 that would
- * invite a retry of something already done.
+ * invite a retry of something already done. Resolves false when the read models are still behind.
  */
 export async function awaitProjections(
   projections: ProjectionService,
   position: Position,
   eventTypes: readonly string[],
   logger: Logger,
-): Promise<void> {
+): Promise<boolean> {
   try {
     await projections.waitFor(position, { eventTypes });
+    return true;
   } catch (error) {
     if (!(error instanceof ProjectionTimeoutError)) throw error;
     logger.warn(error.message);
+    return false;
   }
 }

@@ -37,6 +37,9 @@ export async function listModels(request: ModelListRequest): Promise<ProviderMod
     timeout: request.timeoutMs ?? MODEL_LIST_TIMEOUT_MS,
     // Its debug logging prints requests: never let OPENAI_LOG write a key (google's is in the query).
     logLevel: 'off',
+    // A provider that redirects elsewhere is refused, not followed: the key (x-api-key survives a
+    // cross-host hop) and the answer must stay with the host the user configured.
+    fetchOptions: { redirect: 'error' },
     ...dialectOptions(spec.modelList, request.apiKey),
   });
   const describe = (text: string) => (request.apiKey ? text.replaceAll(request.apiKey, '[api key]') : text);
@@ -68,7 +71,8 @@ export async function listModels(request: ModelListRequest): Promise<ProviderMod
       );
     }
     if (error instanceof SyntaxError) throw invalidResponse(spec.label, host, describe(`is not JSON (${error.message})`));
-    throw error;
+    // Anything else may quote the request (and so the key): answer without the original message.
+    throw new ApiError(502, `${spec.label} request to ${host} failed (${(error as Error).name ?? 'error'})`, 'provider_error');
   }
   return parseModels(spec.modelList, body, (reason) => invalidResponse(spec.label, host, reason));
 }

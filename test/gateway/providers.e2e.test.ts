@@ -268,6 +268,50 @@ describe('secrets and model providers', () => {
     expect((await call({ _: 'ListProviderModels', provider: 'local' })).status).toBe(200);
   });
 
+  it('refuses a key that cannot be an HTTP header without quoting it, and never follows a redirect to another host', async () => {
+    const broken = `${distinctive()}\n${distinctive()}`;
+    await setSecret('pasted', broken);
+    await call({ _: 'SetModelProvider', name: 'pasted', provider: { type: 'custom', baseUrl: models.baseUrl, secretRefs: { apiKey: 'pasted' } } });
+    const refused = await call({ _: 'ListProviderModels', provider: 'pasted' });
+    expect(refused.status).toBe(400);
+    expect(refused.value.message).toMatch(/is not a usable API key: it must be printable ASCII/);
+    expect(JSON.stringify(refused.value)).not.toContain(broken.split('\n')[0]);
+
+    const redirecting = createServer((_request, response) => {
+      response.statusCode = 302;
+      response.setHeader('location', `${models.baseUrl}/models`);
+      response.end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    const port = (redirecting.address() as AddressInfo).port;
+    try {
+      await setSecret('local-key', apiKey);
+      await call({ _: 'SetModelProvider', name: 'hop', provider: { type: 'custom', baseUrl: `http://127.0.0.1:${port}/v1`, secretRefs: { apiKey: 'local-key' } } });
+      const seen = models.authorizations.length;
+      const hopped = await call({ _: 'ListProviderModels', provider: 'hop' });
+      expect(hopped.status).toBe(502);
+      expect(hopped.value.message).toMatch(new RegExp(`127\\.0\\.0\\.1:${port}`));
+      // The other host was never asked.
+      expect(models.authorizations.length).toBe(seen);
+    } finally {
+      redirecting.close();
+    }
+  });
+
+  it('sending a secret again restores a value the store lost, though the log needs no new event', async () => {
+    await setSecret('local-key', apiKey);
+    await call({ _: 'SetModelProvider', name: 'local', provider: { type: 'custom', baseUrl: models.baseUrl, secretRefs: { apiKey: 'local-key' } } });
+    // As after restoring an older secrets.db: the log names a value the store no longer has.
+    const store = new Database(join(dir, 'secrets.db'));
+    store.prepare('DELETE FROM secrets').run();
+    store.close();
+    const lost = await call({ _: 'ListProviderModels', provider: 'local' });
+    expect(lost.status).toBe(409);
+    expect(lost.value.code).toBe('secret_unavailable');
+    expect((await setSecret('local-key', apiKey)).status).toBe(200);
+    expect((await call({ _: 'ListProviderModels', provider: 'local' })).status).toBe(200);
+  });
+
   it('DeleteModelProvider deletes the secrets only it referenced — a shared one survives — and erases their values', async () => {
     await setSecret('shared-key', apiKey);
     await setSecret('own-key', distinctive());

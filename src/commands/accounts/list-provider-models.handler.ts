@@ -54,6 +54,16 @@ export class ListProviderModelsHandler implements ActionHandler<ListProviderMode
       );
     }
     // Keys never contain whitespace, and a pasted one often ends in a newline that would make the header invalid.
-    return value.toString('utf8').trim();
+    const key = value.toString('utf8').trim();
+    // Anything else that is not printable ASCII would make the HTTP header itself invalid, and the
+    // header library's error quotes the value: refuse it here, without echoing it.
+    if (!/^[\x21-\x7e]+$/.test(key)) {
+      throw new ApiError(
+        400,
+        `Secret "${secret}", the API key of model provider "${provider}", is not a usable API key: it must be ` +
+          'printable ASCII without spaces or line breaks; store the key alone with SetSecret',
+      );
+    }
+    return key;
   }
 }

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EVENT_LOG } from '../../events/events.module.js';
 import type { EventLog } from '../../events/event-log.js';
-import type { Position } from '../../events/store/position.js';
 import type { SetSecret, SetSecretResponse } from '../../protocol/secrets.js';
 import { ProjectionService } from '../../projections/projection-service.js';
 import { SecretStore } from '../../secrets/secret-store.js';
@@ -41,7 +40,12 @@ export class SetSecretHandler implements ActionHandler<SetSecret, SetSecretRespo
       for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
         const { state, revision } = await loadCredentials(this.log, account);
         const events = decideSetSecret(state, { newId: randomUUID(), name, fingerprint, ...(metadata ? { metadata } : {}) });
-        if (!events.length) return { _: 'SetSecretResponse', secret: redactSecret(name, state.secrets.get(name)!) };
+        if (!events.length) {
+          // Nothing to record, but the value may be missing from the store (a restored secrets.db, an
+          // append that committed after it reported a failure): sending it again repairs that.
+          this.secrets.put(account, name, fingerprint, value);
+          return { _: 'SetSecretResponse', secret: redactSecret(name, state.secrets.get(name)!) };
+        }
         // The value is stored before the log records it, never after: a SecretSet in the log promises
         // that its value can be read. Stored first, a failure between the two writes leaves a row the
         // log does not name — removed just below, or by the next prune — never a secret the log shows
@@ -49,18 +53,17 @@ export class SetSecretHandler implements ActionHandler<SetSecret, SetSecretRespo
         // readable until the append succeeds.
         const stored = this.secrets.put(account, name, fingerprint, value);
         const at = Date.now();
-        let position: Position | null = null;
-        try {
-          position = await appendDecision(this.log, context, revision, events, at);
-        } finally {
-          if (position === null && stored) this.secrets.remove(account, name, fingerprint);
+        // Removed again only when the append surely did not happen (a lost race): after an error it
+        // may have committed, and the row must then stay; the next prune removes it if not.
+        const position = await appendDecision(this.log, context, revision, events, at);
+        if (position === null) {
+          if (stored) this.secrets.remove(account, name, fingerprint);
+          continue;
         }
-        if (position === null) continue;
         const next = afterAppend(state, events, at);
-        try {
-          await awaitProjections(this.projections, position, ['SecretSet'], this.logger);
-        } finally {
-          // Pruned once the read model names the new value, so no reader looks for a pruned row.
+        // Pruned only once the read model names the new value, so no reader looks for a pruned row;
+        // while it lags, the old row stays until the next prune.
+        if (await awaitProjections(this.projections, position, ['SecretSet'], this.logger)) {
           this.secrets.retain(account, liveSecrets(next));
         }
         return { _: 'SetSecretResponse', secret: redactSecret(name, next.secrets.get(name)!) };
