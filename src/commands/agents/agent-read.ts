@@ -4,6 +4,7 @@ import type { AgentAccessRole, AgentInfo } from '../../protocol/agents.js';
 import type { AgentMemberRow, AgentRow } from '../../projections/agents.projection.js';
 import type { ProjectionService } from '../../projections/projection-service.js';
 import { describe } from '../accounts/credentials-input.js';
+import { agentView } from './agent-state.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -14,23 +15,21 @@ export function parseAgentId(value: unknown, field: string): string {
   return value;
 }
 
-/** The agent as an account with `role` on it sees it. */
+/** The agent as an account with `role` on it sees it, from its read-model row. */
 export function agentInfo(row: AgentRow, role: AgentAccessRole): AgentInfo {
-  return {
-    id: row.id,
-    account: row.owner_account_id,
-    name: row.name,
-    definition: JSON.parse(row.definition) as AgentInfo['definition'],
-    systemPromptBlocks: JSON.parse(row.system_prompt_blocks) as AgentInfo['systemPromptBlocks'],
-    accessRole: role,
-    // Agents do not run yet (no sessions or runs exist); 'idle' is the truth until they do.
-    status: 'idle',
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    // Reported only when on, so an unshared agent answers as it did before sharing.
-    ...(row.public_read ? { publicRead: true } : {}),
-    ...(row.public_chat ? { publicChat: true } : {}),
-  };
+  return agentView(
+    {
+      id: row.id,
+      ownerAccountId: row.owner_account_id,
+      definition: JSON.parse(row.definition) as AgentInfo['definition'],
+      systemPromptBlocks: JSON.parse(row.system_prompt_blocks) as AgentInfo['systemPromptBlocks'],
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      publicRead: Boolean(row.public_read),
+      publicChat: Boolean(row.public_chat),
+    },
+    role,
+  );
 }
 
 /**

@@ -87,7 +87,13 @@ export function evolveAgent(
 }
 
 /** The agent as an account with `role` on it sees it. */
-export function agentView(agent: AgentState, role: AgentAccessRole = 'owner'): AgentInfo {
+/** The fields of an agent the wire shows, whether read from its stream or from the read model. */
+export type AgentViewSource = Pick<
+  AgentState,
+  'id' | 'ownerAccountId' | 'definition' | 'systemPromptBlocks' | 'createdAt' | 'updatedAt' | 'publicRead' | 'publicChat'
+>;
+
+export function agentView(agent: AgentViewSource, role: AgentAccessRole = 'owner'): AgentInfo {
   return {
     id: agent.id,
     account: agent.ownerAccountId,
