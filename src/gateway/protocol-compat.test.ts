@@ -5,7 +5,13 @@ const agent = { id: 'a1', name: 'Helper' };
 
 describe('downgradeResponse', () => {
   it('answers protocol 1 GetAgent with the sessions it listed, in place of the count', () => {
-    expect(downgradeResponse({ _: 'GetAgentResponse', agent, sessionCount: 0 }, 1)).toEqual({ _: 'GetAgentResponse', agent, sessions: [] });
+    expect(downgradeResponse({ _: 'GetAgentResponse', agent, sessionCount: 0, sessions: [] }, 1)).toEqual({ _: 'GetAgentResponse', agent, sessions: [] });
+    const sessions = [{ id: 's1' }, { id: 's2' }];
+    expect(downgradeResponse({ _: 'GetAgentResponse', agent, sessionCount: 2, sessions }, 1)).toEqual({ _: 'GetAgentResponse', agent, sessions });
+  });
+
+  it('never shows a current client the list made for protocol 1', () => {
+    expect(downgradeResponse({ _: 'GetAgentResponse', agent, sessionCount: 1, sessions: [{ id: 's1' }] }, 3)).toEqual({ _: 'GetAgentResponse', agent, sessionCount: 1 });
   });
 
   it('leaves protocol 2 and later, and every other response, as the handler answered', () => {

@@ -15,6 +15,7 @@ export interface AccountChangeRow {
   account_id: string;
   reason: string;
   agent_id: string | null;
+  session_id: string | null;
   event_id: string;
   at: number;
 }
@@ -27,12 +28,13 @@ const ACCOUNT_REASONS: Readonly<Record<string, string>> = {
   ModelProviderDeleted: 'providers-changed',
 };
 
-function notify(tx: ProjectionTx, event: CatalogEvent, account: string, reason: string, agentId: string | null): void {
+function notify(tx: ProjectionTx, event: CatalogEvent, account: string, reason: string, agentId: string | null, sessionId: string | null = null): void {
   tx.run(
-    'INSERT OR IGNORE INTO {changes} (account_id, reason, agent_id, event_id, at) VALUES (?, ?, ?, ?, ?)',
+    'INSERT OR IGNORE INTO {changes} (account_id, reason, agent_id, session_id, event_id, at) VALUES (?, ?, ?, ?, ?, ?)',
     account,
     reason,
     agentId,
+    sessionId,
     event.id,
     event.metadata.at,
   );
@@ -46,10 +48,34 @@ function owner(tx: ProjectionTx, agentId: string): string | undefined {
   return tx.get<{ account_id: string }>("SELECT account_id FROM {audience} WHERE agent_id = ? AND role = 'owner'", agentId)?.account_id;
 }
 
+const SESSION_REASONS: Readonly<Record<string, string>> = {
+  SessionCreated: 'session-created',
+  SessionRenamed: 'session-updated',
+  SessionDeleted: 'session-deleted',
+};
+
+/**
+ * Session changes reach the agent's audience. A session's agent is recorded when it is created, so
+ * later events of the session find it; only words said (user and assistant messages) count as
+ * activity — tool traffic would flood every list page with refreshes that change nothing it shows.
+ */
+function applySessionChange(event: CatalogEvent, tx: ProjectionTx): void {
+  const sessionId = event.stream.slice('session-'.length);
+  if (event.type === 'SessionCreated') {
+    tx.run('INSERT OR IGNORE INTO {session_agents} (session_id, agent_id) VALUES (?, ?)', sessionId, (event.data as { agentId: string }).agentId);
+  }
+  const reason = SESSION_REASONS[event.type] ?? ((event.data as { role?: string }).role === 'tool' ? undefined : 'session-activity');
+  const agentId = tx.get<{ agent_id: string }>('SELECT agent_id FROM {session_agents} WHERE session_id = ?', sessionId)?.agent_id;
+  if (reason === undefined || agentId === undefined) return;
+  for (const account of audience(tx, agentId)) notify(tx, event, account, reason, agentId, sessionId);
+}
+
 export const accountChangesProjection: Projection = {
   name: 'account_changes',
-  version: 1,
+  version: 2,
   eventTypes: [
+    ...Object.keys(SESSION_REASONS),
+    'message',
     ...Object.keys(ACCOUNT_REASONS),
     'AgentCreated',
     'AgentUpdated',
@@ -62,12 +88,17 @@ export const accountChangesProjection: Projection = {
     'AgentPublicChatSet',
   ],
   tables: {
-    changes: `id INTEGER PRIMARY KEY AUTOINCREMENT, account_id TEXT NOT NULL, reason TEXT NOT NULL, agent_id TEXT,
+    changes: `id INTEGER PRIMARY KEY AUTOINCREMENT, account_id TEXT NOT NULL, reason TEXT NOT NULL, agent_id TEXT, session_id TEXT,
               event_id TEXT NOT NULL, at INTEGER NOT NULL, UNIQUE (event_id, account_id, reason)`,
+    session_agents: { columns: 'session_id TEXT PRIMARY KEY, agent_id TEXT NOT NULL', withoutRowid: true },
     audience: 'agent_id TEXT NOT NULL, account_id TEXT NOT NULL, role TEXT NOT NULL, PRIMARY KEY (agent_id, account_id)',
   },
   indexes: ['CREATE INDEX {changes}_by_account ON {changes} (account_id, id)'],
   apply(event, tx) {
+    if (event.stream.startsWith('session-')) {
+      applySessionChange(event, tx);
+      return;
+    }
     const accountReason = ACCOUNT_REASONS[event.type];
     if (accountReason) {
       notify(tx, event, event.stream.slice('account-'.length), accountReason, null);

@@ -145,7 +145,7 @@ describe('ProjectionService', () => {
     expect(readModels.generations('session_view').map((g) => [g.generation, g.state])).toEqual([[2, 'serving']]);
     // Secondary indexes of a rebuilt generation are created when it is promoted.
     const indexes = readModels.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'p_session_view_%'").all();
-    expect(indexes).toContainEqual({ name: 'p_session_view_g2_sessions_by_account' });
+    expect(indexes).toContainEqual({ name: 'p_session_view_g2_sessions_by_agent' });
   });
 
   it('a version bump rebuilds into fresh tables while the old ones keep answering, then swaps', async () => {
@@ -247,7 +247,7 @@ describe('ProjectionService', () => {
     await v1.waitFor(head, { timeoutMs: 20_000 });
     await v1.stop();
 
-    const bumped = { ...sessionViewProjection, version: 2 };
+    const bumped = { ...sessionViewProjection, version: sessionViewProjection.version + 1 };
     const interrupted = serve([bumped]);
     // Stop once the new generation has committed some batches but not all.
     await new Promise<void>((resolve) => {

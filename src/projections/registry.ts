@@ -4,6 +4,7 @@ import { accountProvidersProjection } from './account-providers.projection.js';
 import { accountSecretsProjection } from './account-secrets.projection.js';
 import { accountSignersProjection } from './account-signers.projection.js';
 import { agentsProjection } from './agents.projection.js';
+import { runsProjection } from './runs.projection.js';
 import { sessionViewProjection } from './session-view.projection.js';
 
 /** Every projection the server runs; each later area adds its read models here. */
@@ -14,4 +15,5 @@ export const PROJECTIONS: readonly Projection[] = [
   accountProvidersProjection,
   agentsProjection,
   accountChangesProjection,
+  runsProjection,
 ];

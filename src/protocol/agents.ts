@@ -3,6 +3,7 @@
  * "Agent definition"): an account's configured assistants, each bound to one of its model providers.
  */
 import type { ActionBase } from './envelope.js';
+import type { SessionInfo } from './sessions.js';
 
 /** spec/upstream/model-providers.md, "Reasoning levels". Absent means off, or the provider default. */
 export const REASONING_LEVELS = ['minimal', 'low', 'medium', 'high', 'xhigh'] as const;
@@ -77,6 +78,11 @@ export interface GetAgentResponse {
   _: 'GetAgentResponse';
   agent: AgentInfo;
   sessionCount: number;
+  /**
+   * Only for a protocol 1 client, which reads the sessions themselves: the handler lists them, and
+   * the downgrade puts them in place of the count.
+   */
+  sessions?: SessionInfo[];
 }
 
 export interface UpdateAgent extends ActionBase {

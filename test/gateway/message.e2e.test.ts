@@ -106,7 +106,8 @@ describe('POST /api/message', () => {
   it('refuses an unknown action, naming the accepted ones', async () => {
     const result = await call(newKey(), { _: 'Frobnicate' });
     expect(result.status).toBe(400);
-    expect(result.value.message).toMatch(/^Unknown action "Frobnicate"; this server accepts: (\w+, )*ListSigners, RegisterSigner(, \w+)*$/);
+    expect(result.value.message).toMatch(/^Unknown action "Frobnicate"; this server accepts: \w+(, \w+)*$/);
+    expect(String(result.value.message).split(': ')[1]!.split(', ')).toEqual(expect.arrayContaining(['ListSigners', 'RegisterSigner', 'MessageSession']));
   });
 
   it('authorizes a delegated signer only after the account’s capability is registered', async () => {

@@ -78,7 +78,7 @@ function parseSystemPrompt(value: unknown): string | AgentPromptBlock[] {
   return parseBlockNodes(value, 'definition.systemPrompt', 1);
 }
 
-function parseBlockNodes(nodes: unknown[], path: string, depth: number): AgentPromptBlock[] {
+export function parseBlockNodes(nodes: unknown[], path: string, depth = 1): AgentPromptBlock[] {
   if (depth > MAX_PROMPT_DEPTH) {
     throw new ApiError(400, `${path} nests blocks more than ${MAX_PROMPT_DEPTH} levels deep; at most ${MAX_PROMPT_DEPTH} are accepted`);
   }

@@ -1,6 +1,7 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { ActionRegistry } from '../action-registry.js';
+import { SessionsModule } from '../sessions/sessions.module.js';
 import { CreateAgentHandler } from './create-agent.handler.js';
 import { DeleteAgentHandler } from './delete-agent.handler.js';
 import { GetAgentHandler } from './get-agent.handler.js';
@@ -20,6 +21,7 @@ import {
 const SHARING = [InviteAgentCollaboratorHandler, RemoveAgentCollaboratorHandler, AcceptAgentInviteHandler, DeclineAgentInviteHandler, SetAgentPublicReadHandler, SetAgentPublicChatHandler, ListAgentInvitesHandler, ListAgentCollaboratorsHandler];
 
 @Module({
+  imports: [SessionsModule],
   providers: [CreateAgentHandler, GetAgentHandler, UpdateAgentHandler, DeleteAgentHandler, ListAgentsHandler, ...SHARING],
 })
 export class AgentsModule implements OnModuleInit {

@@ -7,6 +7,8 @@ import { ACCOUNT_EVENTS } from './account-events.js';
 import { AGENT_EVENTS } from './agent-events.js';
 import { IDEMPOTENCY_EVENTS } from './idempotency-events.js';
 import { LOG_EVENTS } from './log-events.js';
+import { RUN_EVENTS } from './run-events.js';
+import { SESSION_EVENTS } from './session-events.js';
 
 export class EventCatalog {
   private readonly byType: ReadonlyMap<string, EventDefinition>;
@@ -34,4 +36,4 @@ export class EventCatalog {
   }
 }
 
-export const EVENT_CATALOG = new EventCatalog([...LOG_EVENTS, ...ACCOUNT_EVENTS, ...AGENT_EVENTS, ...IDEMPOTENCY_EVENTS]);
+export const EVENT_CATALOG = new EventCatalog([...LOG_EVENTS, ...SESSION_EVENTS, ...RUN_EVENTS, ...ACCOUNT_EVENTS, ...AGENT_EVENTS, ...IDEMPOTENCY_EVENTS]);
