@@ -16,20 +16,25 @@ export function newSessionId(context: ActionContext, random: () => string): stri
   return uuidFrom(`${context.requestKey}:session`);
 }
 
+export interface LoadedSession {
+  session: SessionState | null;
+  /** The revision the session was read at; `no_stream` when it has none (or was deleted). */
+  revision: bigint | 'no_stream';
+}
+
 /**
- * The session folded from its stream, and the revision it was read at. A deleted session's stream is
- * soft-deleted, so it reads as no session at all. The last Log event's CID is taken from the event
- * as stored, which is what the chain covers.
+ * The session folded from its stream. Given what an earlier load returned, only the events since are
+ * read, so a long session costs its new events, not its length. A deleted session's stream is
+ * soft-deleted, so it reads as no session at all. The last Log event's CID is taken from the event as
+ * stored, which is what the chain covers.
  */
-export async function loadSession(
-  log: EventLog,
-  sessionId: string,
-): Promise<{ session: SessionState | null; revision: bigint | 'no_stream' }> {
-  let session: SessionState | null = null;
-  let revision: bigint | 'no_stream' = 'no_stream';
+export async function loadSession(log: EventLog, sessionId: string, since?: LoadedSession): Promise<LoadedSession> {
+  let session = since?.session ?? null;
+  let revision: bigint | 'no_stream' = since?.revision ?? 'no_stream';
   let lastLog: RecordedEvent | undefined;
   try {
-    for await (const raw of log.store.readStream(sessionStream(sessionId))) {
+    const from = revision === 'no_stream' ? 'start' : revision + 1n;
+    for await (const raw of log.store.readStream(sessionStream(sessionId), { from })) {
       session = evolveSession(session, upcast(log.catalog, raw), sessionId);
       revision = raw.revision;
       if (isLogEvent(raw.type)) lastLog = raw;
@@ -38,6 +43,6 @@ export async function loadSession(
     if (!(error instanceof StreamNotFoundError)) throw error;
     return { session: null, revision: 'no_stream' };
   }
-  if (session && lastLog) session.lastLogCid = logEventCid(lastLog);
+  if (session && lastLog) session = { ...session, lastLogCid: logEventCid(lastLog) };
   return { session, revision };
 }

@@ -4,7 +4,7 @@
  * take their turns instead of racing for the same revision; another process's append still makes
  * the decision run again on what is there now.
  */
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EVENT_LOG } from '../../events/events.module.js';
@@ -22,11 +22,42 @@ import { decideCancelRun, decideQueueAgentTurn, type CancelReason } from '../run
 import { decideOnRun } from '../runs/run-stream.js';
 import type { RunRow } from '../../projections/runs.projection.js';
 import { appendDecision, awaitProjections, keptChanging } from '../stream-decisions.js';
-import { loadSession, sessionStream } from './session-stream.js';
+import { loadSession, sessionStream, type LoadedSession } from './session-stream.js';
+import { nextLogPosition } from './sessions.decider.js';
+import type { LogEventType } from '../../events/catalog/log-events.js';
+import type { Actor } from '../../events/catalog/metadata.js';
+import type { JsonValue } from '../../events/store/types.js';
+import { WrongExpectedVersionError } from '../../events/store/errors.js';
+import type { SessionEvent } from '../../protocol/sessions.js';
 import type { SessionState } from './session-state.js';
 
 /** Another process appending to the same session is rare; ten rounds with jitter outlast any burst of it. */
 const SESSION_ATTEMPTS = 10;
+/** Sessions whose folded state is kept between actions, most recently used last. */
+const CACHED_SESSIONS = 1_000;
+
+/** A Log event the runtime appends: an assistant message, a tool call or result, an error or notice. */
+export interface RuntimeLogDraft {
+  type: LogEventType;
+  data: JsonValue;
+  actor: Actor;
+  /** Give one to make a retried append idempotent; a fresh UUID otherwise. */
+  id?: string;
+}
+
+/** Who the runtime appends for: the run, its tree, and the account the session belongs to. */
+export interface RuntimeOrigin {
+  runId: string;
+  rootRunId: string;
+}
+
+/** The session was deleted (or never existed): a run writing to it must stop. */
+export class SessionGoneError extends Error {
+  override name = 'SessionGoneError';
+  constructor(readonly sessionId: string) {
+    super(`Session ${sessionId} no longer exists`);
+  }
+}
 
 export interface SessionDecision {
   session: SessionState | null;
@@ -38,6 +69,7 @@ export interface SessionDecision {
 export class SessionWriter {
   private readonly queue = new KeyedQueue();
   private readonly logger = new Logger('Sessions');
+  private readonly cache = new Map<string, LoadedSession>();
 
   constructor(
     @Inject(EVENT_LOG) private readonly log: EventLog,
@@ -56,7 +88,7 @@ export class SessionWriter {
   ): Promise<{ state: SessionDecision; events: NewEvent[]; position: Position | null }> {
     return this.queue.run(sessionId, async () => {
       for (let attempt = 1; attempt <= SESSION_ATTEMPTS; attempt++) {
-        const { session, revision } = await loadSession(this.log, sessionId);
+        const { session, revision } = await this.load(sessionId);
         const agentId = session?.agentId ?? options.agentId;
         const agent = agentId === undefined ? null : (await loadAgent(this.log, agentId)).agent;
         const state = { session, agent, role: roleOf(agent, options.account ?? context.account) };
@@ -68,6 +100,50 @@ export class SessionWriter {
       }
       throw keptChanging(`Session ${sessionId}`, 'this action was decided');
     });
+  }
+
+  /**
+   * Appends the runtime's Log events to a session, each at the next `seq` with the chain's `prev`,
+   * stamped with their actor and caused by the run. Returns them as the wire shows them.
+   */
+  appendRuntime(sessionId: string, drafts: readonly RuntimeLogDraft[], origin: RuntimeOrigin): Promise<SessionEvent[]> {
+    return this.queue.run(sessionId, async () => {
+      const appended: SessionEvent[] = [];
+      // One append per event: each one's `prev` is the CID of the one before as stored.
+      for (const draft of drafts) {
+        const id = draft.id ?? randomUUID();
+        for (let attempt = 1; ; attempt++) {
+          const { session, revision } = await this.load(sessionId);
+          if (!session || session.deleted) throw new SessionGoneError(sessionId);
+          // Appended before, by this run's earlier attempt: the Log keeps the first one.
+          if (session.eventIds.has(id)) break;
+          const at = Date.now();
+          const metadata = nextLogPosition(session);
+          const context = { actor: draft.actor, accountId: session.ownerAccountId, causationId: origin.runId, correlationId: origin.rootRunId, at };
+          try {
+            await this.log.append(sessionStream(sessionId), [{ id, type: draft.type, data: draft.data, metadata }], context, { expected: revision });
+            appended.push({ id, sessionId, seq: metadata.seq, event: { type: draft.type, ...(draft.data as object), actor: draft.actor } as SessionEvent['event'], createdAt: at });
+            break;
+          } catch (error) {
+            if (!(error instanceof WrongExpectedVersionError) || attempt === SESSION_ATTEMPTS) throw error;
+            await sleep(randomInt(1, 5 * attempt));
+          }
+        }
+      }
+      return appended;
+    });
+  }
+
+  /** The session as its stream has it now, read forward from what this process saw last. */
+  private async load(sessionId: string): Promise<LoadedSession> {
+    const cached = this.cache.get(sessionId);
+    this.cache.delete(sessionId);
+    const loaded = await loadSession(this.log, sessionId, cached);
+    if (loaded.session) {
+      this.cache.set(sessionId, loaded);
+      if (this.cache.size > CACHED_SESSIONS) this.cache.delete(this.cache.keys().next().value!);
+    }
+    return loaded;
   }
 
   /** Queues the agent turn answering a message: the run's id comes from the request, so a rerun queues nothing twice. */
