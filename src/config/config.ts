@@ -24,6 +24,15 @@ export interface Config {
    * the data directory is used, created on first start.
    */
   masterKey: Buffer | null;
+  /**
+   * SQLite only: the store file (SEED_AGENTS_EVENTS_FILE). Null: `events.db` in the data directory.
+   * Set, several servers — each with its own data directory — share one log.
+   */
+  eventsFile: string | null;
+  /** How long a claimed run is held without a renewal before another process may take it over. */
+  runLeaseMs: number;
+  /** Runs this process executes at once. */
+  maxConcurrentRuns: number;
 }
 
 export type LogLevel = 'log' | 'warn' | 'error';
@@ -54,6 +63,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     durability: oneOf(env, 'SEED_AGENTS_DURABILITY', ['process', 'power-loss'] as const, 'process'),
     logLevel: oneOf(env, 'SEED_AGENTS_LOG_LEVEL', ['log', 'warn', 'error'] as const, 'log'),
     masterKey: parseMasterKey('SEED_AGENTS_MASTER_KEY', env.SEED_AGENTS_MASTER_KEY),
+    eventsFile: env.SEED_AGENTS_EVENTS_FILE?.trim() ? resolve(env.SEED_AGENTS_EVENTS_FILE.trim()) : null,
+    runLeaseMs: wholeNumber(env, 'SEED_AGENTS_RUN_LEASE_MS', 30_000, 1_000, 3_600_000),
+    maxConcurrentRuns: wholeNumber(env, 'SEED_AGENTS_MAX_RUNS', 8, 1, 1_000),
   };
 }
 
@@ -84,6 +96,14 @@ function port(value: string | undefined): number {
   if (!Number.isInteger(n) || n < 0 || n > 65535) {
     throw new ConfigError(`SEED_AGENTS_PORT "${value}" must be an integer port between 0 and 65535`);
   }
+  return n;
+}
+
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const value = env[name]?.trim();
+  if (!value) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} "${value}" must be a whole number from ${min} to ${max}`);
   return n;
 }
 

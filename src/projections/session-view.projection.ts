@@ -20,6 +20,8 @@ export interface SessionViewRow {
   title_source: 'user' | 'auto' | null;
   parent_session_id: string | null;
   run_id: string | null;
+  /** From its runs: streaming while one is claimed or running, then idle, error or stopped as the last one ended. */
+  status: 'idle' | 'streaming' | 'stopped' | 'error';
   deleted: 0 | 1;
   last_seq: number;
   last_type: string;
@@ -136,19 +138,33 @@ function applyAgentEvent(event: CatalogEvent, tx: ProjectionTx): void {
   }
 }
 
+/** A session's status is what its latest run did last. */
+function applyRunEvent(event: CatalogEvent, tx: ProjectionTx): void {
+  const runId = event.stream.slice('run-'.length);
+  if (event.type === 'RunQueued') {
+    tx.run('INSERT OR IGNORE INTO {run_sessions} (run_id, session_id) VALUES (?, ?)', runId, (event.data as { sessionId: string }).sessionId);
+    return;
+  }
+  const reason = (event.data as { reason?: string }).reason;
+  const status = event.type === 'RunSucceeded' ? 'idle' : event.type === 'RunFailed' ? 'error' : event.type === 'RunCanceled' ? (reason === 'session-stopped' ? 'stopped' : 'idle') : 'streaming';
+  tx.run('UPDATE {sessions} SET status = ? WHERE session_id = (SELECT session_id FROM {run_sessions} WHERE run_id = ?)', status, runId);
+}
+
+const RUN_EVENT_TYPES = ['RunQueued', 'RunClaimed', 'RunSucceeded', 'RunFailed', 'RunCanceled'];
 const SESSION_EVENT_TYPES = ['SessionCreated', 'SessionRenamed', 'SessionDeleted'];
 const AGENT_EVENT_TYPES = ['AgentCreated', 'AgentCollaboratorInvited', 'AgentInviteAccepted', 'AgentInviteDeclined', 'AgentCollaboratorRemoved', 'AgentDeleted'];
 
 export const sessionViewProjection: Projection = {
   name: 'session_view',
-  version: 2,
-  eventTypes: [...LOG_EVENT_TYPES, ...SESSION_EVENT_TYPES, ...AGENT_EVENT_TYPES],
+  version: 3,
+  eventTypes: [...LOG_EVENT_TYPES, ...SESSION_EVENT_TYPES, ...AGENT_EVENT_TYPES, ...RUN_EVENT_TYPES],
   tables: {
     sessions: `session_id TEXT PRIMARY KEY, account_id TEXT, agent_id TEXT, title TEXT, title_source TEXT,
-               parent_session_id TEXT, run_id TEXT, deleted INTEGER NOT NULL, last_seq INTEGER NOT NULL,
+               parent_session_id TEXT, run_id TEXT, status TEXT NOT NULL DEFAULT 'idle', deleted INTEGER NOT NULL, last_seq INTEGER NOT NULL,
                last_type TEXT NOT NULL, last_actor TEXT NOT NULL, messages INTEGER NOT NULL,
                tool_calls INTEGER NOT NULL, errors INTEGER NOT NULL, created_at INTEGER NOT NULL,
                updated_at INTEGER NOT NULL, position TEXT NOT NULL`,
+    run_sessions: { columns: 'run_id TEXT PRIMARY KEY, session_id TEXT NOT NULL', withoutRowid: true },
     audience: {
       columns: 'agent_id TEXT NOT NULL, account_id TEXT NOT NULL, role TEXT NOT NULL, accepted INTEGER NOT NULL, PRIMARY KEY (agent_id, account_id)',
       withoutRowid: true,
@@ -162,6 +178,7 @@ export const sessionViewProjection: Projection = {
   writeOnly: true,
   apply(event, tx) {
     if (event.stream.startsWith('agent-')) applyAgentEvent(event, tx);
+    else if (event.stream.startsWith('run-')) applyRunEvent(event, tx);
     else if (event.type.startsWith('Session')) applySessionEvent(event, tx);
     else applyLogEvent(event, tx);
   },

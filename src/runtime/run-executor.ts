@@ -37,3 +37,6 @@ export interface RunExecutor {
    */
   execute(run: ClaimedRun, signal: AbortSignal): Promise<RunOutcome>;
 }
+
+/** The Nest token the dispatcher's executor is provided under. */
+export const RUN_EXECUTOR = Symbol('RunExecutor');

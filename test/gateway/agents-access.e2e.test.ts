@@ -74,7 +74,7 @@ describe('agent access', () => {
   //                                       owner writer reader publicReader chatter pending stranger
   const MATRIX: [string, (w: World) => Record<string, unknown>, number[]][] = [
     ['GetAgent', (w) => ({ _: 'GetAgent', agentId: w.agentId }), [200, 200, 200, 200, 200, 404, 404]],
-    ['ListAgentCollaborators', (w) => ({ _: 'ListAgentCollaborators', agentId: w.agentId }), [200, 200, 200, 200, 200, 404, 404]],
+    ['ListAgentCollaborators', (w) => ({ _: 'ListAgentCollaborators', agentId: w.agentId }), [200, 200, 200, 403, 403, 404, 404]],
     ['UpdateAgent', (w) => ({ _: 'UpdateAgent', agentId: w.agentId, definition: { ...definition, name: 'Renamed' } }), [200, 200, 403, 403, 403, 404, 404]],
     ['DeleteAgent', (w) => ({ _: 'DeleteAgent', agentId: w.agentId }), [200, 403, 403, 403, 403, 404, 404]],
     ['InviteAgentCollaborator', (w) => ({ _: 'InviteAgentCollaborator', agentId: w.agentId, accountId: idOf(newKey()), role: 'reader' }), [200, 403, 403, 403, 403, 404, 404]],

@@ -150,3 +150,20 @@ describe('agents decider', () => {
     });
   });
 });
+
+describe('a writer’s refusals', () => {
+  const WRITER = 'z6MkWriter';
+  const shared = [
+    created,
+    { type: 'AgentCollaboratorInvited', data: { accountId: WRITER, role: 'writer' } },
+    { type: 'AgentInviteAccepted', data: { accountId: WRITER } },
+  ];
+
+  it('say what was wrong without listing the owner’s providers or keys', () => {
+    const error = refusal(() => decideUpdateAgent(given(...shared), { account: WRITER, definition: { ...definition, modelProvider: 'other' } }, context));
+    expect(error.message).toBe('Model provider "other" (definition.modelProvider) does not exist for this account; create it first with SetModelProvider (ask the agent\'s owner which providers it has)');
+    expect(error.message).not.toContain('main');
+    const owner = refusal(() => decideUpdateAgent(given(...shared), { account: OWNER, definition: { ...definition, modelProvider: 'other' } }, context));
+    expect(owner.message).toContain('its providers: main');
+  });
+});

@@ -37,7 +37,7 @@ export interface DeleteAgentCommand {
 export const agentNotFound = (): ApiError => new ApiError(404, 'Agent not found');
 
 export function decideCreateAgent(agent: AgentState | null, command: CreateAgentCommand, context: AgentDecisionContext): NewEvent[] {
-  const definition = checkedDefinition(command.definition, context.credentials);
+  const definition = checkedDefinition(command.definition, context.credentials, true);
   if (agent) {
     // The id comes from the request's clientRequestId: this is that create run again.
     if (agent.ownerAccountId === command.account) return [];
@@ -64,7 +64,7 @@ export function decideUpdateAgent(agent: AgentState | null, command: UpdateAgent
     // spec/http-api.md, ListSigningIdentities: changing definition.signingKeys is owner-only.
     throw new ApiError(403, "Only the agent's owner may change its signing keys (definition.signingKey, definition.signingKeys); send them unchanged");
   }
-  const definition = checkedDefinition(parsed, context.credentials);
+  const definition = checkedDefinition(parsed, context.credentials, role === 'owner');
   if (isDeepStrictEqual(agent.definition, definition)) return [];
   return [
     {
@@ -88,8 +88,13 @@ function sameGrants(before: AgentDefinition, after: AgentDefinition): boolean {
   return before.signingKey === after.signingKey && isDeepStrictEqual(before.signingKeys ?? [], after.signingKeys ?? []);
 }
 
-/** The definition's shape, then what it refers to: the account's provider and signing keys. */
-function checkedDefinition(input: unknown, credentials: CredentialsState): AgentDefinition {
+/**
+ * The definition's shape, then what it refers to: the owning account's provider and signing keys.
+ * Refusals name the account's providers and keys only to the account itself — a writer is told what
+ * was wrong, not what its owner holds.
+ */
+function checkedDefinition(input: unknown, credentials: CredentialsState, listNames: boolean): AgentDefinition {
+  const namesOf = (kind: string, names: string[]): string => (listNames ? listed(kind, names) : `ask the agent's owner which ${kind} it has`);
   const definition = parseAgentDefinition(input);
   if (!credentials.providers.has(definition.modelProvider)) {
     throw new ApiError(
@@ -118,6 +123,6 @@ function promptBlocks(definition: AgentDefinition, context: AgentDecisionContext
   return typeof definition.systemPrompt === 'string' ? context.markdownToBlocks(definition.systemPrompt) : definition.systemPrompt;
 }
 
-function namesOf(kind: string, names: string[]): string {
+function listed(kind: string, names: string[]): string {
   return names.length ? `its ${kind}: ${names.sort().join(', ')}` : `it has no ${kind}`;
 }

@@ -25,6 +25,7 @@ import type {
   SetAgentPublicRead,
 } from '../../protocol/agents.js';
 import type { AgentMemberRow } from '../../projections/agents.projection.js';
+import { ApiError } from '../../protocol/api-error.js';
 import { ProjectionService } from '../../projections/projection-service.js';
 import type { ActionContext, ActionHandler } from '../action-registry.js';
 import { MAX_ATTEMPTS, awaitProjections } from '../stream-decisions.js';
@@ -236,6 +237,11 @@ export class ListAgentCollaboratorsHandler implements ActionHandler<ListAgentCol
     const agentId = parseAgentId(action.agentId, 'ListAgentCollaborators.agentId');
     const access = readAccess(this.projections, agentId, context.account);
     if (!access) throw agentNotFound();
+    const members = this.projections.reader('agents');
+    // Who collaborates on an agent is for its collaborators: public read shows the agent, not its people.
+    if (access.role !== 'owner' && !members.get('SELECT 1 FROM {agent_members} WHERE agent_id = ? AND account_id = ? AND accepted = 1', agentId, context.account)) {
+      throw new ApiError(403, "Only the agent's owner and its accepted collaborators may list its collaborators; public access does not include them");
+    }
     const rows = this.projections
       .reader('agents')
       .all<AgentMemberRow>(

@@ -1,10 +1,12 @@
 /** Reading and appending a run's `run-<id>` stream. */
-import type { EventLog } from '../../events/event-log.js';
+import type { EventContext } from '../../events/catalog/metadata.js';
+import type { EventLog, NewEvent } from '../../events/event-log.js';
+import { WrongExpectedVersionError } from '../../events/store/errors.js';
 import type { Position } from '../../events/store/position.js';
+import { eventContextOf, eventIdFor } from '../action-context.js';
 import type { ActionContext } from '../action-registry.js';
-import { appendDecision, loadStream, MAX_ATTEMPTS } from '../stream-decisions.js';
+import { loadStream, MAX_ATTEMPTS } from '../stream-decisions.js';
 import { evolveRun, type RunState } from './run-state.js';
-import type { NewEvent } from '../../events/event-log.js';
 
 export const runStream = (runId: string): string => `run-${runId}`;
 
@@ -13,22 +15,44 @@ export async function loadRun(log: EventLog, runId: string): Promise<{ run: RunS
   return { run: state, revision };
 }
 
+/** Who a run decision is appended as, and the ids its events get. */
+export interface RunStamp {
+  context: EventContext;
+  eventId: (index: number) => string;
+}
+
+/** A signed action's stamp: its account and signer, ids derived from the request. */
+export function actionStamp(context: ActionContext): RunStamp {
+  return { context: eventContextOf(context), eventId: (index) => eventIdFor(context, index) };
+}
+
 /**
  * Decides against the run's stream and appends, deciding again when another append came first (a
- * claim or a finish racing a cancel). Returns where the decision landed, or null when it decided nothing.
+ * claim or a finish racing a cancel). The run as it stands after, and where the decision landed —
+ * null when it decided nothing.
  */
 export async function decideOnRun(
   log: EventLog,
-  context: ActionContext,
+  stamp: RunStamp,
   runId: string,
-  decide: (run: RunState | null) => NewEvent[],
-): Promise<Position | null> {
+  decide: (run: RunState | null, now: number) => NewEvent[],
+): Promise<{ run: RunState | null; position: Position | null }> {
   for (let attempt = 1; ; attempt++) {
     const { run, revision } = await loadRun(log, runId);
-    const events = decide(run);
-    if (!events.length) return null;
-    const position = await appendDecision(log, context, runStream(runId), revision, events, Date.now());
-    if (position !== null) return position;
-    if (attempt === MAX_ATTEMPTS) throw new Error(`Run ${runId} kept changing while a decision was appended to it`);
+    const at = Date.now();
+    const events = decide(run, at);
+    if (!events.length) return { run, position: null };
+    try {
+      const { position } = await log.append(
+        runStream(runId),
+        events.map((event, index) => ({ ...event, id: stamp.eventId(index) })),
+        { ...stamp.context, at },
+        { expected: revision },
+      );
+      const after = events.reduce<RunState | null>((state, event) => evolveRun(state, { ...event, metadata: { at } }, runId), run);
+      return { run: after, position };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersionError) || attempt === MAX_ATTEMPTS) throw error;
+    }
   }
 }

@@ -26,8 +26,7 @@ export function sessionInfo(row: SessionViewRow & { child_session_count?: number
     account: row.account_id ?? '',
     agentId: row.agent_id ?? '',
     ...(row.title !== null ? { title: row.title } : {}),
-    // Runs do not stream yet; a session is idle until the runtime says otherwise.
-    status: 'idle',
+    status: row.status,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     ...(row.parent_session_id !== null ? { parentSessionId: row.parent_session_id } : {}),

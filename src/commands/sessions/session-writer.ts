@@ -19,7 +19,7 @@ import { roleOf, type AgentState } from '../agents/agent-state.js';
 import { loadAgent } from '../agents/agent-stream.js';
 import { KeyedQueue } from '../keyed-queue.js';
 import { decideCancelRun, decideQueueAgentTurn, type CancelReason } from '../runs/runs.decider.js';
-import { decideOnRun } from '../runs/run-stream.js';
+import { actionStamp, decideOnRun } from '../runs/run-stream.js';
 import type { RunRow } from '../../projections/runs.projection.js';
 import { appendDecision, awaitProjections, keptChanging } from '../stream-decisions.js';
 import { loadSession, sessionStream, type LoadedSession } from './session-stream.js';
@@ -149,7 +149,7 @@ export class SessionWriter {
   /** Queues the agent turn answering a message: the run's id comes from the request, so a rerun queues nothing twice. */
   async queueTurn(context: ActionContext, session: SessionState, messageEventId: string): Promise<{ runId: string; position: Position | null }> {
     const runId = uuidFrom(`${context.requestKey ?? context.actionCid}:run`);
-    const position = await decideOnRun(this.log, context, runId, (run) =>
+    const { position } = await decideOnRun(this.log, actionStamp(context), runId, (run) =>
       decideQueueAgentTurn(run, {
         ownerAccountId: session.ownerAccountId,
         agentId: session.agentId,
@@ -169,7 +169,7 @@ export class SessionWriter {
       .all<Pick<RunRow, 'run_id'>>("SELECT run_id FROM {runs} WHERE session_id = ? AND status NOT IN ('succeeded', 'failed', 'canceled')", sessionId);
     let canceled = 0;
     for (const { run_id } of live) {
-      const position = await decideOnRun(this.log, context, run_id, (run) => decideCancelRun(run, reason));
+      const { position } = await decideOnRun(this.log, actionStamp(context), run_id, (run) => decideCancelRun(run, reason));
       if (position !== null) {
         canceled++;
         await this.settled(position, ['RunCanceled']);

@@ -11,5 +11,5 @@ export async function openEventStore(config: Config): Promise<EventStore> {
     const { KurrentDbEventStore } = await import('./kurrentdb/kurrentdb-event-store.js');
     return KurrentDbEventStore.fromConnectionString(config.kurrentDbUrl!);
   }
-  return new SqliteEventStore(join(ensureDataDir(config), EVENT_STORE_FILE), { durability: config.durability });
+  return new SqliteEventStore(config.eventsFile ?? join(ensureDataDir(config), EVENT_STORE_FILE), { durability: config.durability });
 }
