@@ -33,6 +33,11 @@ export interface Config {
   runLeaseMs: number;
   /** Runs this process executes at once. */
   maxConcurrentRuns: number;
+  /**
+   * Whether this process claims and executes runs (SEED_AGENTS_DISPATCH). Off, it only serves the
+   * API: a scaled-out deployment can keep model turns on separate workers.
+   */
+  dispatchRuns: boolean;
 }
 
 export type LogLevel = 'log' | 'warn' | 'error';
@@ -66,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventsFile: env.SEED_AGENTS_EVENTS_FILE?.trim() ? resolve(env.SEED_AGENTS_EVENTS_FILE.trim()) : null,
     runLeaseMs: wholeNumber(env, 'SEED_AGENTS_RUN_LEASE_MS', 30_000, 1_000, 3_600_000),
     maxConcurrentRuns: wholeNumber(env, 'SEED_AGENTS_MAX_RUNS', 8, 1, 1_000),
+    dispatchRuns: oneOf(env, 'SEED_AGENTS_DISPATCH', ['on', 'off'] as const, 'on') === 'on',
   };
 }
 

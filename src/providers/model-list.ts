@@ -3,9 +3,10 @@
  * URL: OpenAI, Ollama, vLLM, a local test server). Every failure of the provider becomes a 502 that
  * names the provider and its host, never a 500: the request was fine, the upstream was not.
  */
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, type ClientOptions } from 'openai';
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { ApiError } from '../protocol/api-error.js';
 import type { ProviderModel, ProviderType } from '../protocol/providers.js';
+import { hostOf, networkReason, providerClient, redactKey } from '../runtime/model/provider-client.js';
 import { PROVIDER_SPECS, type ModelListDialect } from './provider-specs.js';
 
 export const MODEL_LIST_TIMEOUT_MS = 15_000;
@@ -23,26 +24,9 @@ export interface ModelListRequest {
 
 export async function listModels(request: ModelListRequest): Promise<ProviderModel[]> {
   const spec = PROVIDER_SPECS[request.type];
-  const host = new URL(request.baseUrl).host;
-  const client = new OpenAI({
-    // Everything explicit: the client would otherwise read OPENAI_API_KEY, OPENAI_BASE_URL,
-    // OPENAI_ORG_ID and OPENAI_PROJECT_ID from the server's environment and send the operator's
-    // credentials to whatever host a user configured.
-    apiKey: request.apiKey ?? 'no-key',
-    baseURL: spec.modelList === 'anthropic' ? `${request.baseUrl}/v1` : request.baseUrl,
-    organization: null,
-    project: null,
-    webhookSecret: null,
-    maxRetries: 0,
-    timeout: request.timeoutMs ?? MODEL_LIST_TIMEOUT_MS,
-    // Its debug logging prints requests: never let OPENAI_LOG write a key (google's is in the query).
-    logLevel: 'off',
-    // A provider that redirects elsewhere is refused, not followed: the key (x-api-key survives a
-    // cross-host hop) and the answer must stay with the host the user configured.
-    fetchOptions: { redirect: 'error' },
-    ...dialectOptions(spec.modelList, request.apiKey),
-  });
-  const describe = (text: string) => (request.apiKey ? text.replaceAll(request.apiKey, '[api key]') : text);
+  const host = hostOf(request.baseUrl);
+  const client = providerClient(request, 'models', request.timeoutMs ?? MODEL_LIST_TIMEOUT_MS);
+  const describe = (text: string) => redactKey(text, request.apiKey);
   let body: unknown;
   try {
     const response = await client.models.list().asResponse();
@@ -77,20 +61,6 @@ export async function listModels(request: ModelListRequest): Promise<ProviderMod
   return parseModels(spec.modelList, body, (reason) => invalidResponse(spec.label, host, reason));
 }
 
-function dialectOptions(dialect: ModelListDialect, apiKey: string | null): Pick<ClientOptions, 'defaultHeaders' | 'defaultQuery'> {
-  // A null header removes the client's `Authorization: Bearer`; the upstream providers differ.
-  if (dialect === 'anthropic') {
-    return {
-      defaultHeaders: { Authorization: null, 'x-api-key': apiKey, 'anthropic-version': '2023-06-01' },
-      defaultQuery: { limit: '1000' },
-    };
-  }
-  if (dialect === 'google') {
-    return { defaultHeaders: { Authorization: null }, defaultQuery: { pageSize: '1000', ...(apiKey ? { key: apiKey } : {}) } };
-  }
-  return apiKey ? {} : { defaultHeaders: { Authorization: null } };
-}
-
 function parseModels(dialect: ModelListDialect, body: unknown, invalid: (reason: string) => ApiError): ProviderModel[] {
   const list = (body as Record<string, unknown> | null)?.[dialect === 'google' ? 'models' : 'data'];
   if (!Array.isArray(list)) throw invalid(`has no "${dialect === 'google' ? 'models' : 'data'}" array`);
@@ -114,25 +84,4 @@ function parseModels(dialect: ModelListDialect, body: unknown, invalid: (reason:
 
 function invalidResponse(label: string, host: string, reason: string): ApiError {
   return new ApiError(502, `${label} response is invalid: the model list from ${host} ${reason}`, 'provider_error');
-}
-
-const NETWORK_CODES: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host name lookup failed',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  ETIMEDOUT: 'connection timed out',
-};
-
-/** fetch's "fetch failed" hides the reason in its cause chain; name it. */
-function networkReason(error: APIConnectionError): string {
-  let deepest: unknown = error;
-  for (let cause: unknown = error.cause; cause instanceof Error; cause = cause.cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    if (code) return `${NETWORK_CODES[code] ?? cause.message} (${code})`;
-    deepest = cause;
-  }
-  return (deepest as Error).message;
 }

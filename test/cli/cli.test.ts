@@ -10,6 +10,7 @@ import { EventLog } from '../../src/events/event-log.js';
 import { SqliteEventStore } from '../../src/events/store/sqlite/sqlite-event-store.js';
 import { lockDataDir } from '../../src/projections/data-dir-lock.js';
 import { ReadModelDb } from '../../src/projections/read-model-db.js';
+import { sessionViewProjection } from '../../src/projections/session-view.projection.js';
 import { userContext, userMessages } from '../support/log-fixtures.js';
 
 const BIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
@@ -93,7 +94,7 @@ describe('seed-agents CLI', () => {
     expect(result.stderr).toMatch(/session_view \[#+\] 100\.0%/);
     const readModels = new ReadModelDb(join(dir, 'readmodels.db'));
     const [gen] = readModels.generations('session_view');
-    expect(gen).toMatchObject({ state: 'serving', version: 1 });
+    expect(gen).toMatchObject({ state: 'serving', version: sessionViewProjection.version });
     const rows = readModels.db
       .prepare(`SELECT COUNT(*) AS n, SUM(messages) AS messages FROM p_session_view_g${gen!.generation}_sessions`)
       .get();

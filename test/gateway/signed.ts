@@ -37,10 +37,16 @@ export async function post(
   return { status: response.status, headers: response.headers, bytes: new Uint8Array(await response.arrayBuffer()) };
 }
 
-/** A server on a free port over `dataDir`, logging warnings only. */
-export async function startTestServer(dataDir: string): Promise<{ app: INestApplication; base: string }> {
+/**
+ * A server on a free port over `dataDir`, logging warnings only. It claims no runs unless asked to:
+ * most tests check what actions append, and a run executing meanwhile would append too.
+ */
+export async function startTestServer(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<{ app: INestApplication; base: string }> {
   const { app, port } = await startServer(
-    loadConfig({ SEED_AGENTS_PORT: '0', SEED_AGENTS_DATA_DIR: dataDir, SEED_AGENTS_LOG_LEVEL: 'warn' }),
+    loadConfig({ SEED_AGENTS_PORT: '0', SEED_AGENTS_DATA_DIR: dataDir, SEED_AGENTS_LOG_LEVEL: 'warn', SEED_AGENTS_DISPATCH: 'off', ...env }),
   );
   return { app, base: `http://127.0.0.1:${port}` };
 }

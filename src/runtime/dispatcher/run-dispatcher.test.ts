@@ -17,6 +17,7 @@ import { ReadModelDb } from '../../projections/read-model-db.js';
 import { runsProjection } from '../../projections/runs.projection.js';
 import type { ClaimedRun, RunExecutor, RunOutcome } from '../run-executor.js';
 import { RunDispatcher } from './run-dispatcher.js';
+import { SessionWriter } from '../../commands/sessions/session-writer.js';
 
 const quiet = { log: () => {}, error: () => {} };
 
@@ -77,7 +78,7 @@ describe('RunDispatcher', () => {
       SEED_AGENTS_RUN_LEASE_MS: String(options.leaseMs ?? 30_000),
       SEED_AGENTS_MAX_RUNS: String(options.maxRuns ?? 8),
     });
-    const dispatcher = new RunDispatcher(env.log, projections, executor, config);
+    const dispatcher = new RunDispatcher(env.log, projections, executor, config, new SessionWriter(env.log, projections));
     dispatcher.onApplicationBootstrap();
     let stopped = false;
     const stop = async () => {

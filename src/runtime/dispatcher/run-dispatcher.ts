@@ -24,6 +24,8 @@ import { decideClaim, decideOutcome, decideRenewLease, decideStart, holds } from
 import { decideOnRun, type RunStamp } from '../../commands/runs/run-stream.js';
 import { RUN_EXECUTOR, type ClaimedRun, type RunExecutor, type RunOutcome } from '../run-executor.js';
 import { nodeId } from './node-id.js';
+import { uuidFrom } from '../../commands/action-context.js';
+import { SessionGoneError, SessionWriter } from '../../commands/sessions/session-writer.js';
 
 const RUN_EVENT_TYPES = RUN_EVENTS.map((definition) => definition.type);
 /** Candidates looked at per scan; more wait for the next. */
@@ -53,6 +55,7 @@ export class RunDispatcher implements OnApplicationBootstrap, OnApplicationShutd
     private readonly projections: ProjectionService,
     @Inject(RUN_EXECUTOR) private readonly executor: RunExecutor,
     @Inject(CONFIG) private readonly config: Config,
+    private readonly sessions: SessionWriter,
   ) {
     this.owner = nodeId(ensureDataDir(config));
   }
@@ -200,7 +203,8 @@ export class RunDispatcher implements OnApplicationBootstrap, OnApplicationShutd
       // it up again when it restarts.
       if (this.stopped) return;
       // A cancel or a lost lease that landed meanwhile wins: decideOutcome then records nothing.
-      await decideOnRun(this.log, stamp, run.id, (current, now) => decideOutcome(current, { owner: this.owner, outcome, now, jitter: Math.random() }));
+      const recorded = await decideOnRun(this.log, stamp, run.id, (current, now) => decideOutcome(current, { owner: this.owner, outcome, now, jitter: Math.random() }));
+      if (recorded.position && recorded.run?.status === 'failed') await this.reportFailure(recorded.run);
     } catch (error) {
       this.logger.error(`Run ${run.id} could not be recorded: ${(error as Error).message}`);
     } finally {
@@ -227,6 +231,16 @@ export class RunDispatcher implements OnApplicationBootstrap, OnApplicationShutd
     } catch (error) {
       this.logger.error(`Run ${run.id} failed unexpectedly: ${(error as Error).stack ?? String(error)}`);
       return { status: 'failed', error: { code: 'internal_error', message: 'The run failed unexpectedly on the server; see its log' }, retryable: false };
+    }
+  }
+
+  /** A run that failed for good says so in its session's Log, for the people reading it. */
+  private async reportFailure(run: RunState): Promise<void> {
+    const draft = { type: 'error' as const, data: { message: run.error!.message || run.error!.code }, actor: 'system' as const, id: uuidFrom(`${run.id}:failed`) };
+    try {
+      await this.sessions.appendRuntime(run.sessionId, [draft], { runId: run.id, rootRunId: run.rootRunId });
+    } catch (error) {
+      if (!(error instanceof SessionGoneError)) throw error;
     }
   }
 
