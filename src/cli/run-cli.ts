@@ -1,5 +1,6 @@
 import { ConfigError } from '../config/config.js';
 import { DataDirLockedError } from '../projections/data-dir-lock.js';
+import { audit } from './commands/audit.js';
 import { call } from './commands/call.js';
 import { exportEvents } from './commands/export.js';
 import { keys } from './commands/keys.js';
@@ -18,7 +19,7 @@ export interface Command {
   run(args: string[]): Promise<number | undefined>;
 }
 
-const commands: Record<string, Command> = { serve, rebuild, tail, export: exportEvents, keys, call, secrets };
+const commands: Record<string, Command> = { serve, rebuild, tail, export: exportEvents, audit, keys, call, secrets };
 
 export function usage(): string {
   const width = Math.max(...Object.keys(commands).map((c) => c.length));

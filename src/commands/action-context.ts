@@ -14,13 +14,14 @@ export function eventContextOf(context: ActionContext): EventContext {
 }
 
 /**
- * The id of the `index`-th event an action appends: derived from its client request id when it has
- * one (else from the envelope), so an action run again for the same request — after a lease expired
- * or a crash between effect and record — appends the same ids, which the store acknowledges without
- * writing twice.
+ * The id of the `index`-th event an action appends to `stream`: derived from its client request id
+ * when it has one (else from the envelope), so an action run again for the same request — after a
+ * lease expired or a crash between effect and record — appends the same ids, which the store
+ * acknowledges without writing twice. The stream is part of it, so the events one action appends to
+ * several streams have ids of their own.
  */
-export function eventIdFor(context: ActionContext, index: number): string {
-  return uuidFrom(`${context.requestKey ?? context.actionCid}:${index}`);
+export function eventIdFor(context: ActionContext, stream: string, index: number): string {
+  return uuidFrom(`${context.requestKey ?? context.actionCid}:${stream}:${index}`);
 }
 
 /** A UUID that is a function of `seed`, shaped as a version 4 UUID, which the store requires of event ids. */

@@ -51,7 +51,7 @@ export async function appendDecision(
   try {
     const { position } = await log.append(
       stream,
-      events.map((event, index) => ({ ...event, id: eventIdFor(context, index) })),
+      events.map((event, index) => ({ ...event, id: eventIdFor(context, stream, index) })),
       { ...eventContextOf(context), at },
       { expected: revision },
     );

@@ -12,7 +12,8 @@ export interface RunRow {
   depth: number;
   account_id: string;
   agent_id: string;
-  session_id: string;
+  /** Null once the session is deleted: the run's history stays, detached (spec: DeleteSession). */
+  session_id: string | null;
   kind: string;
   origin: string;
   priority: 'interactive' | 'background';
@@ -55,11 +56,11 @@ const usageParams = (data: Data): unknown[] => {
 
 export const runsProjection: Projection = {
   name: 'runs',
-  version: 2,
-  eventTypes: ['RunQueued', 'RunClaimed', 'RunLeaseRenewed', 'RunStarted', 'RunParked', 'RunWoken', 'RunAttemptFailed', 'RunSucceeded', 'RunFailed', 'RunCanceled'],
+  version: 3,
+  eventTypes: ['SessionDeleted', 'RunQueued', 'RunClaimed', 'RunLeaseRenewed', 'RunStarted', 'RunParked', 'RunWoken', 'RunAttemptFailed', 'RunSucceeded', 'RunFailed', 'RunCanceled'],
   tables: {
     runs: `run_id TEXT PRIMARY KEY, root_run_id TEXT NOT NULL, parent_run_id TEXT, depth INTEGER NOT NULL, account_id TEXT NOT NULL,
-           agent_id TEXT NOT NULL, session_id TEXT NOT NULL, kind TEXT NOT NULL, origin TEXT NOT NULL,
+           agent_id TEXT NOT NULL, session_id TEXT, kind TEXT NOT NULL, origin TEXT NOT NULL,
            priority TEXT NOT NULL, status TEXT NOT NULL, attempt INTEGER NOT NULL, lease_owner TEXT, lease_until INTEGER,
            not_before INTEGER, queued_at_commit INTEGER NOT NULL, error_code TEXT, error_message TEXT, cancel_reason TEXT,
            usage TEXT, assistant_event_id TEXT, created_at INTEGER NOT NULL, started_at INTEGER, finished_at INTEGER,
@@ -74,6 +75,10 @@ export const runsProjection: Projection = {
   ],
   writeOnly: true,
   apply(event, tx) {
+    if (event.type === 'SessionDeleted') {
+      tx.run('UPDATE {runs} SET session_id = NULL WHERE session_id = ?', event.stream.slice('session-'.length));
+      return;
+    }
     const runId = event.stream.slice('run-'.length);
     const at = event.metadata.at;
     const data = event.data as Data;

@@ -73,13 +73,14 @@ function applySessionEvent(event: CatalogEvent, tx: ProjectionTx): void {
       tx.run(
         `INSERT INTO {sessions} (session_id, account_id, agent_id, title, parent_session_id, run_id, deleted, last_seq, last_type,
                                  last_actor, messages, tool_calls, errors, created_at, updated_at, position)
-         VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?, 0, 0, 0, ?, ?, ?)
+         VALUES (?, ?, ?, ?, (SELECT p.session_id FROM {sessions} p WHERE p.session_id = ? AND p.deleted = 0), ?, 0, 0, ?, ?, 0, 0, 0, ?, ?, ?)
          ON CONFLICT (session_id) DO UPDATE SET account_id = excluded.account_id, agent_id = excluded.agent_id,
            title = excluded.title, parent_session_id = excluded.parent_session_id, run_id = excluded.run_id`,
         id,
         data.ownerAccountId,
         data.agentId,
         data.title ?? null,
+        // A child of a deleted session is top-level, like the children promoted when it was deleted.
         data.parentSessionId ?? null,
         data.runId ?? null,
         event.type,
@@ -156,7 +157,7 @@ const AGENT_EVENT_TYPES = ['AgentCreated', 'AgentCollaboratorInvited', 'AgentInv
 
 export const sessionViewProjection: Projection = {
   name: 'session_view',
-  version: 3,
+  version: 4,
   eventTypes: [...LOG_EVENT_TYPES, ...SESSION_EVENT_TYPES, ...AGENT_EVENT_TYPES, ...RUN_EVENT_TYPES],
   tables: {
     sessions: `session_id TEXT PRIMARY KEY, account_id TEXT, agent_id TEXT, title TEXT, title_source TEXT,

@@ -28,7 +28,7 @@ export function runInfo(row: RunRow & { child_run_count?: number }): RunInfo {
     depth: row.depth,
     kind: row.kind as RunInfo['kind'],
     agentId: row.agent_id,
-    sessionId: row.session_id,
+    ...(row.session_id !== null ? { sessionId: row.session_id } : {}),
     origin: row.origin as RunInfo['origin'],
     ...(row.child_run_count ? { childRunCount: row.child_run_count } : {}),
     status: row.status as RunInfo['status'],

@@ -18,12 +18,12 @@ export async function loadRun(log: EventLog, runId: string): Promise<{ run: RunS
 /** Who a run decision is appended as, and the ids its events get. */
 export interface RunStamp {
   context: EventContext;
-  eventId: (index: number) => string;
+  eventId: (stream: string, index: number) => string;
 }
 
 /** A signed action's stamp: its account and signer, ids derived from the request. */
 export function actionStamp(context: ActionContext): RunStamp {
-  return { context: eventContextOf(context), eventId: (index) => eventIdFor(context, index) };
+  return { context: eventContextOf(context), eventId: (stream, index) => eventIdFor(context, stream, index) };
 }
 
 /**
@@ -45,7 +45,7 @@ export async function decideOnRun(
     try {
       const { position } = await log.append(
         runStream(runId),
-        events.map((event, index) => ({ ...event, id: stamp.eventId(index) })),
+        events.map((event, index) => ({ ...event, id: stamp.eventId(runStream(runId), index) })),
         { ...stamp.context, at },
         { expected: revision },
       );

@@ -80,5 +80,5 @@ export function parseMessageContent(value: unknown): UserMessage {
 }
 
 function bounded(what: string, bytes: number, max: number): void {
-  if (bytes > max) throw new ApiError(413, `The message's ${what} take ${bytes} bytes; at most ${max} are accepted`);
+  if (bytes > max) throw new ApiError(413, `The message's ${what} ${what === 'text' ? 'is' : 'are'} ${bytes} bytes; at most ${max} are accepted`);
 }

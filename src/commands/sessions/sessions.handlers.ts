@@ -176,7 +176,7 @@ export class MessageSessionHandler implements ActionHandler<MessageSession, Mess
   async handle(action: MessageSession, context: ActionContext): Promise<MessageSessionResponse> {
     const sessionId = parseSessionId(action.sessionId, 'MessageSession.sessionId');
     const message = parseMessageContent(action.content);
-    const eventId = eventIdFor(context, 0);
+    const eventId = eventIdFor(context, sessionStream(sessionId), 0);
     const command = { eventId, message, account: context.account, signer: context.signer };
     const appended = await this.writer.decide(context, sessionId, ({ session, role }) => decideMessage(session, role, command));
     const queued = await this.writer.queueTurn(context, appended.state.session!, eventId);
