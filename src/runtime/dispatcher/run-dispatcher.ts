@@ -28,8 +28,17 @@ import { uuidFrom } from '../../commands/action-context.js';
 import { SessionGoneError, SessionWriter } from '../../commands/sessions/session-writer.js';
 
 const RUN_EVENT_TYPES = RUN_EVENTS.map((definition) => definition.type);
+/**
+ * The run events after which a run may have become claimable: queued (again), or a session's run
+ * ended so that its next one may go. Claims, starts and renewals free nothing, and a lapsed lease
+ * comes with no event at all (the sweep finds those): scanning after them would only repeat the last scan.
+ */
+const RUNNABLE_AFTER: ReadonlySet<string> = new Set(['RunQueued', 'RunWoken', 'RunAttemptFailed', 'RunSucceeded', 'RunFailed', 'RunCanceled']);
 /** Candidates looked at per scan; more wait for the next. */
 const SCAN_BATCH = 200;
+
+/** What a scan reads of a candidate: enough to judge it and to stamp the claim. */
+type Candidate = Pick<RunRow, 'run_id' | 'root_run_id' | 'account_id' | 'status' | 'lease_owner' | 'lease_until' | 'not_before'>;
 
 interface Execution {
   controller: AbortController;
@@ -100,6 +109,7 @@ export class RunDispatcher implements OnApplicationBootstrap, OnApplicationShutd
         if (message.kind !== 'event') continue;
         const { event } = message;
         if (event.type === 'RunCanceled') this.abort(event.stream.slice('run-'.length), 'the run was canceled');
+        if (!RUNNABLE_AFTER.has(event.type)) continue;
         await this.projections.waitFor(event.position, { eventTypes: RUN_EVENT_TYPES }).catch(() => undefined);
         this.schedule();
       }
@@ -132,6 +142,8 @@ export class RunDispatcher implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async scan(): Promise<void> {
+    // Full: a run ending here schedules the next scan.
+    if (this.executing.size >= this.config.maxConcurrentRuns) return;
     const now = Date.now();
     let nextDue = Infinity;
     for (const row of this.candidates()) {
@@ -174,9 +186,9 @@ export class RunDispatcher implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   /** Unfinished runs with no earlier unfinished run in their session, interactive first, in queue order. */
-  private candidates(): RunRow[] {
-    return this.projections.reader('runs').all<RunRow>(
-      `SELECT r.* FROM {runs} r
+  private candidates(): Candidate[] {
+    return this.projections.reader('runs').all<Candidate>(
+      `SELECT r.run_id, r.root_run_id, r.account_id, r.status, r.lease_owner, r.lease_until, r.not_before FROM {runs} r
        WHERE r.status IN ('queued', 'claimed', 'running')
          AND NOT EXISTS (SELECT 1 FROM {runs} e WHERE e.session_id = r.session_id AND e.queued_at_commit < r.queued_at_commit
                          AND e.status NOT IN ('succeeded', 'failed', 'canceled'))
@@ -186,7 +198,7 @@ export class RunDispatcher implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   /** Worth a claim attempt by the read model; the run's stream decides. */
-  private claimable(row: RunRow, now: number): boolean {
+  private claimable(row: Candidate, now: number): boolean {
     if (row.status === 'queued') return (row.not_before ?? 0) <= now;
     return row.lease_owner === this.owner || (row.lease_until ?? 0) < now;
   }

@@ -26,6 +26,12 @@ import { readTurnLog, type TurnLog } from './turn-log.js';
 import { ModelCallFailed, PassLimitError, runPass, type Turn, type TurnServices } from './turn-pass.js';
 
 /**
+ * Sessions whose Log this process keeps, to read on from at the next turn instead of from the start:
+ * the most recently run ones. Each holds its whole Log in memory, hence not many.
+ */
+const CACHED_LOGS = 128;
+
+/**
  * Chosen over running the call again: its side effects may or may not have happened, and only the
  * model, reading this, can judge whether repeating it is safe (upstream does the same).
  */
@@ -36,6 +42,7 @@ export const INTERRUPTED_CALL_ERROR =
 export class AgentTurnExecutor implements RunExecutor {
   private readonly logger = new Logger('AgentTurn');
   private readonly services: TurnServices;
+  private readonly logs = new Map<string, TurnLog>();
 
   constructor(
     @Inject(EVENT_LOG) private readonly log: EventLog,
@@ -117,9 +124,14 @@ export class AgentTurnExecutor implements RunExecutor {
     return this.liveLog(turn.run);
   }
 
+  /** The session's Log as the store holds it now, read on from this process's last read of it. */
   private async liveLog(run: ClaimedRun): Promise<TurnLog> {
-    const turnLog = await readTurnLog(this.log, run.sessionId);
+    const cached = this.logs.get(run.sessionId);
+    this.logs.delete(run.sessionId);
+    const turnLog = await readTurnLog(this.log, run.sessionId, cached);
     if (!turnLog.session) throw new SessionGoneError(run.sessionId);
+    this.logs.set(run.sessionId, turnLog);
+    if (this.logs.size > CACHED_LOGS) this.logs.delete(this.logs.keys().next().value!);
     return turnLog;
   }
 

@@ -26,6 +26,8 @@ describe('needsTitle', () => {
     expect(needsTitle({ session: session('user'), entries: exchange, causes: new Map() })).toBe(false);
     expect(needsTitle({ session: session('auto'), entries: exchange, causes: new Map() })).toBe(false);
     expect(needsTitle({ session: session(), entries: exchange.slice(0, 1), causes: new Map() })).toBe(false);
+    // Named when it was created (CreateSession {title}): no titleSource, but a title all the same.
+    expect(needsTitle({ session: { ...session(), title: 'Given at creation' }, entries: exchange, causes: new Map() })).toBe(false);
   });
 });
 

@@ -72,9 +72,9 @@ export class SessionTitles {
   }
 }
 
-/** Untitled by anyone so far, and past its first exchange. */
+/** Untitled by anyone so far (a title given at CreateSession counts), and past its first exchange. */
 export function needsTitle({ session, entries }: TurnLog): boolean {
-  if (!session || session.titleSource !== undefined) return false;
+  if (!session || session.titleSource !== undefined || session.title !== undefined) return false;
   const said = (role: 'user' | 'assistant') => entries.some(({ event }) => event.type === 'message' && event.role === role && event.content.trim());
   return said('user') && said('assistant');
 }

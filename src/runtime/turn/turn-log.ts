@@ -16,16 +16,26 @@ export interface TurnLog {
   entries: LogEntry[];
   /** Entry id → what caused it: a run id for the runtime's events, an action CID for a person's. */
   causes: ReadonlyMap<string, string>;
+  /** The stream revision this was read at: a later read given this one starts after it. */
+  revision?: bigint;
 }
 
-export async function readTurnLog(log: EventLog, sessionId: string): Promise<TurnLog> {
-  let session: SessionState | null = null;
-  const entries: LogEntry[] = [];
-  const causes = new Map<string, string>();
+/**
+ * The session's stream as a turn reads it. Given an earlier read of the same session, only the events
+ * appended since are read, so a long session costs a turn its new events, not its whole length; the
+ * earlier read is left as it was.
+ */
+export async function readTurnLog(log: EventLog, sessionId: string, since?: TurnLog): Promise<TurnLog> {
+  const resume = since?.session && since.revision !== undefined ? since : undefined;
+  let session: SessionState | null = resume?.session ?? null;
+  const entries: LogEntry[] = resume ? [...resume.entries] : [];
+  const causes = new Map<string, string>(resume?.causes ?? []);
+  let revision = resume?.revision;
   try {
-    for await (const raw of log.store.readStream(sessionStream(sessionId))) {
+    for await (const raw of log.store.readStream(sessionStream(sessionId), { from: revision === undefined ? 'start' : revision + 1n })) {
       const event = upcast(log.catalog, raw);
       session = evolveSession(session, event, sessionId);
+      revision = raw.revision;
       if (!isLogEvent(event.type)) continue;
       entries.push({
         id: event.id,
@@ -38,9 +48,10 @@ export async function readTurnLog(log: EventLog, sessionId: string): Promise<Tur
     }
   } catch (error) {
     if (!(error instanceof StreamNotFoundError)) throw error;
-    return { session: null, entries: [], causes };
+    return { session: null, entries: [], causes: new Map() };
   }
-  return { session: session?.deleted ? null : session, entries, causes };
+  if (session?.deleted) return { session: null, entries, causes };
+  return { session, entries, causes, ...(revision === undefined ? {} : { revision }) };
 }
 
 /** The entries one run appended, in order. */

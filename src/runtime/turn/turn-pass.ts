@@ -62,7 +62,7 @@ export class PassLimitError extends Error {
 export async function runPass(services: TurnServices, turn: Turn, turnLog: TurnLog): Promise<string | undefined> {
   const { run, signal, model } = turn;
   const passSeq = turnLog.session!.lastSeq;
-  const messages = passMessages(turn.definition, turnLog);
+  const messages = passMessages(turn.definition, turnLog, run);
   const tools = services.verbs.providerTools();
   const takenCallIds = new Set(turnLog.entries.flatMap(({ event }) => (event.type === 'tool_call' ? [event.id] : [])));
   const append = async (drafts: RuntimeLogDraft[]) => {
