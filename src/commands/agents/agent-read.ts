@@ -1,19 +1,11 @@
 /** The agents read model as the wire shows it, the access roles it grants, and the checks of the agent ids actions carry. */
-import { ApiError } from '../../protocol/api-error.js';
+import { parseUuid } from '../parse-id.js';
 import type { AgentAccessRole, AgentInfo } from '../../protocol/agents.js';
 import type { AgentMemberRow, AgentRow } from '../../projections/agents.projection.js';
 import type { ProjectionService } from '../../projections/projection-service.js';
-import { describe } from '../accounts/credentials-input.js';
 import { agentView } from './agent-state.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-export function parseAgentId(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !UUID.test(value)) {
-    throw new ApiError(400, `${field} must be an agent id as CreateAgent answered it (a lower-case UUID), got ${describe(value)}`);
-  }
-  return value;
-}
+export const parseAgentId = (value: unknown, field: string): string => parseUuid(value, field, 'an agent id as CreateAgent answered it');
 
 /** The agent as an account with `role` on it sees it, from its read-model row. */
 export function agentInfo(row: AgentRow, role: AgentAccessRole): AgentInfo {

@@ -1,21 +1,16 @@
 /** The runs read model as the wire shows it, and who may see a run: whoever may see its agent. */
 import { ApiError } from '../../protocol/api-error.js';
+import { parseUuid } from '../parse-id.js';
 import type { AgentAccessRole } from '../../protocol/agents.js';
 import type { RunInfo } from '../../protocol/runs.js';
 import type { AgentRunUsage } from '../../protocol/sessions.js';
 import type { ProjectionService } from '../../projections/projection-service.js';
 import type { RunRow } from '../../projections/runs.projection.js';
-import { describe } from '../accounts/credentials-input.js';
 import { readAccess } from '../agents/agent-read.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export const runNotFound = (): ApiError => new ApiError(404, 'Run not found');
 
-export function parseRunId(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !UUID.test(value)) throw new ApiError(400, `${field} must be a run id (a lower-case UUID), got ${describe(value)}`);
-  return value;
-}
+export const parseRunId = (value: unknown, field: string): string => parseUuid(value, field, 'a run id');
 
 export const CHILD_RUNS_SQL = '(SELECT COUNT(*) FROM {runs} c WHERE c.parent_run_id = r.run_id)';
 

@@ -1,22 +1,14 @@
 /** The session read model as the wire shows it, and the checks of the session ids actions carry. */
-import { ApiError } from '../../protocol/api-error.js';
+import { parseUuid } from '../parse-id.js';
 import type { AgentAccessRole } from '../../protocol/agents.js';
 import type { SessionEvent, SessionEventPayload, SessionInfo } from '../../protocol/sessions.js';
 import type { CatalogEvent } from '../../events/catalog/upcast.js';
 import type { SessionViewRow } from '../../projections/session-view.projection.js';
 import type { ProjectionService } from '../../projections/projection-service.js';
-import { describe } from '../accounts/credentials-input.js';
 import { readAccess } from '../agents/agent-read.js';
 import type { AgentRow } from '../../projections/agents.projection.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-export function parseSessionId(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !UUID.test(value)) {
-    throw new ApiError(400, `${field} must be a session id as CreateSession answered it (a lower-case UUID), got ${describe(value)}`);
-  }
-  return value;
-}
+export const parseSessionId = (value: unknown, field: string): string => parseUuid(value, field, 'a session id as CreateSession answered it');
 
 export type ListedSessionRow = SessionViewRow & { child_session_count: number };
 
