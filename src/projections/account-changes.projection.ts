@@ -72,7 +72,7 @@ function applySessionChange(event: CatalogEvent, tx: ProjectionTx): void {
 
 export const accountChangesProjection: Projection = {
   name: 'account_changes',
-  version: 2,
+  version: 3,
   eventTypes: [
     ...Object.keys(SESSION_REASONS),
     'message',
@@ -126,10 +126,13 @@ export const accountChangesProjection: Projection = {
         for (const account of audience(tx, agentId)) notify(tx, event, account, 'agent-deleted', agentId);
         tx.run('DELETE FROM {audience} WHERE agent_id = ?', agentId);
         return;
-      case 'AgentCollaboratorInvited':
-        notify(tx, event, member!, 'agent-invited', agentId);
+      case 'AgentCollaboratorInvited': {
+        // An invitation to an account already in — a member whose role changed — changes what it sees of the agent.
+        const isMember = tx.get('SELECT 1 FROM {audience} WHERE agent_id = ? AND account_id = ?', agentId, member) !== undefined;
+        notify(tx, event, member!, isMember ? 'agent-updated' : 'agent-invited', agentId);
         toOwner('agent-collaborators-changed');
         return;
+      }
       case 'AgentInviteAccepted':
         tx.run("INSERT OR IGNORE INTO {audience} (agent_id, account_id, role) VALUES (?, ?, 'member')", agentId, member);
         notify(tx, event, member!, 'agent-shared', agentId);

@@ -43,6 +43,7 @@ describe('account change notifications', () => {
     await ok(owner, { _: 'InviteAgentCollaborator', agentId, accountId: memberId, role: 'writer' });
     await ok(member, { _: 'AcceptAgentInvite', agentId });
     await ok(member, { _: 'UpdateAgent', agentId, definition: { ...definition, name: 'Renamed' } });
+    await ok(owner, { _: 'InviteAgentCollaborator', agentId, accountId: memberId, role: 'reader' });
     await ok(owner, { _: 'RemoveAgentCollaborator', agentId, accountId: memberId });
     await ok(owner, { _: 'DeleteAgent', agentId });
 
@@ -61,6 +62,9 @@ describe('account change notifications', () => {
       ['owner', 'agent-collaborators-changed', agentId],
       ['member', 'agent-updated', agentId],
       ['owner', 'agent-updated', agentId],
+      // The member's role changed: what it may do with the agent changed, it is not a new invitation.
+      ['member', 'agent-updated', agentId],
+      ['owner', 'agent-collaborators-changed', agentId],
       ['member', 'agent-access-removed', agentId],
       ['owner', 'agent-collaborators-changed', agentId],
       ['owner', 'agent-deleted', agentId],
