@@ -5,6 +5,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
 import type { Config } from './config/config.js';
 import { CborErrorFilter } from './gateway/cbor-error.filter.js';
+import { AgentsWsAdapter } from './gateway/ws/raw-frames.js';
 import { MAX_MESSAGE_BYTES } from './gateway/limits.js';
 import { AGENTS_PROTOCOL_VERSION, PROTOCOL_HEADER } from './protocol/version.js';
 
@@ -31,6 +32,7 @@ export async function createServer(config: Config, root: DynamicModule = AppModu
   app.enableCors({ exposedHeaders: [PROTOCOL_HEADER] });
   app.useBodyParser('raw', { type: 'application/cbor', limit: MAX_MESSAGE_BYTES });
   app.useGlobalFilters(new CborErrorFilter());
+  app.useWebSocketAdapter(new AgentsWsAdapter(app));
   app.enableShutdownHooks();
   return app;
 }

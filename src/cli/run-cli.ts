@@ -2,6 +2,7 @@ import { ConfigError } from '../config/config.js';
 import { DataDirLockedError } from '../projections/data-dir-lock.js';
 import { audit } from './commands/audit.js';
 import { call } from './commands/call.js';
+import { chat } from './commands/chat.js';
 import { exportEvents } from './commands/export.js';
 import { keys } from './commands/keys.js';
 import { rebuild } from './commands/rebuild.js';
@@ -19,7 +20,7 @@ export interface Command {
   run(args: string[]): Promise<number | undefined>;
 }
 
-const commands: Record<string, Command> = { serve, rebuild, tail, export: exportEvents, audit, keys, call, secrets };
+const commands: Record<string, Command> = { serve, rebuild, tail, export: exportEvents, audit, keys, call, chat, secrets };
 
 export function usage(): string {
   const width = Math.max(...Object.keys(commands).map((c) => c.length));

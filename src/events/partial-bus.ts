@@ -6,34 +6,7 @@
  * published while nobody listens is gone, and the durable `append` that follows is what counts.
  */
 import { Injectable, Logger, Module } from '@nestjs/common';
-import type { AgentRunUsage } from '../protocol/sessions.js';
-
-/** What the agent is doing right now, as the upstream wire types describe it. */
-export interface AgentRunActivity {
-  phase: 'starting' | 'thinking' | 'responding' | 'tool' | 'finalizing';
-  /** The tool executing, when `phase` is `tool`. */
-  toolName?: string;
-  toolCallId?: string;
-  /** A short human-readable detail, e.g. a summary of the tool's arguments. */
-  detail?: string;
-  /** The recent output of a long-running tool call. */
-  outputTail?: string;
-}
-
-/** A session turn's patch: text to append to the visible partial, `done` when the turn's text ended. */
-export interface SessionPartialPatch {
-  textDelta?: string;
-  done?: boolean;
-  usage?: AgentRunUsage;
-  activity?: AgentRunActivity;
-}
-
-/** A run's patch: workflow progress (`ctx.progress`), tool activity, cumulative usage. */
-export interface RunPartialPatch {
-  progress?: { fraction?: number; label?: string };
-  activity?: AgentRunActivity;
-  usage?: AgentRunUsage;
-}
+import type { RunPartialPatch, SessionPartialPatch } from '../protocol/ws.js';
 
 export type PartialMessage =
   | { kind: 'session'; sessionId: string; partialId: string; patch: SessionPartialPatch }

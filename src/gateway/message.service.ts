@@ -6,16 +6,14 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { encode } from '@ipld/dag-cbor';
 import { ActionRegistry, type ActionContext } from '../commands/action-registry.js';
 import { eventContextOf } from '../commands/action-context.js';
-import { SignerAuthorization } from '../commands/accounts/signer-authorization.js';
 import { Idempotency, idempotencyStream, requestHash, type RecordedOutcome } from '../commands/idempotency/idempotency.js';
 import { EVENT_LOG } from '../events/events.module.js';
 import type { EventLog } from '../events/event-log.js';
 import type { ErrorResponse } from '../protocol/envelope.js';
-import { ENVELOPE_VERIFIER } from '../signing/signing.module.js';
-import type { AsyncVerifier } from '../signing/verify-pool.js';
 import { ApiError } from '../protocol/api-error.js';
-import { verifyEnvelope } from './envelope/verify-envelope.js';
+import { ActionVerifier } from './envelope/action-verifier.js';
 import { downgradeResponse } from './protocol-compat.js';
+import { WS_PATH } from '../protocol/ws.js';
 
 const INTERNAL_ERROR = 'Internal server error';
 
@@ -26,8 +24,7 @@ export class MessageService {
 
   constructor(
     private readonly registry: ActionRegistry,
-    private readonly authorization: SignerAuthorization,
-    @Inject(ENVELOPE_VERIFIER) private readonly verifier: AsyncVerifier,
+    private readonly verifier: ActionVerifier,
     @Inject(EVENT_LOG) log: EventLog,
   ) {
     this.idempotency = new Idempotency(log);
@@ -36,11 +33,13 @@ export class MessageService {
   /** Never throws: every failure becomes an error response with its status. */
   async handle(body: Uint8Array): Promise<RecordedOutcome> {
     try {
-      const verified = await verifyEnvelope(body, {
-        now: Date.now,
-        verifier: this.verifier,
-        isAuthorized: (account, signer, action) => this.authorization.isAuthorized(account, signer, action),
-      });
+      const verified = await this.verifier.verify(body);
+      if (verified.action._ === 'Subscribe') {
+        throw new ApiError(
+          400,
+          `Subscribe is accepted only over WebSocket at ${WS_PATH}: open a WebSocket there and send this signed envelope as a binary frame`,
+        );
+      }
       const handler = this.registry.get(verified.action);
       const clientRequestId = handler.idempotent ? requestIdOf(verified.action) : undefined;
       const key = clientRequestId === undefined ? undefined : { account: verified.account, action: verified.action._, clientRequestId };

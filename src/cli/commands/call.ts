@@ -44,7 +44,7 @@ export const call: Command = {
   },
 };
 
-function serverUrl(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+export function serverUrl(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   return flag ?? (env.SEED_AGENTS_URL?.trim() || `http://127.0.0.1:${env.SEED_AGENTS_PORT?.trim() || '3050'}`);
 }
 
