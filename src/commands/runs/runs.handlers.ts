@@ -29,6 +29,7 @@ import { parseAgentId, readAccess } from '../agents/agent-read.js';
 import { agentNotFound } from '../agents/agents.decider.js';
 import { requireAbility, sessionNotFound } from '../sessions/session-access.js';
 import { parseSessionId, readSessionAccess } from '../sessions/session-read.js';
+import { parseLimit } from '../page-limit.js';
 import { awaitProjections } from '../stream-decisions.js';
 import { CHILD_RUNS_SQL, parseRunId, readRunAccess, runInfo, runNotFound } from './run-read.js';
 import { decideCancelRun, decideQueueAgentTurn } from './runs.decider.js';
@@ -63,7 +64,7 @@ export class ListRunsHandler implements ActionHandler<ListRuns, ListRunsResponse
     if (action.status !== undefined && !RUN_STATUSES.includes(action.status as RunStatus)) {
       throw new ApiError(400, `ListRuns.status must be one of ${RUN_STATUSES.join(', ')}; got ${describe(action.status)}`);
     }
-    const limit = parseRunLimit(action.limit);
+    const limit = parseLimit(action.limit, 'ListRuns.limit', DEFAULT_RUN_PAGE, MAX_RUN_PAGE);
     let where: string;
     let param: string;
     let order = 'r.created_at DESC, r.run_id DESC';
@@ -91,12 +92,6 @@ export class ListRunsHandler implements ActionHandler<ListRuns, ListRunsResponse
     );
     return { _: 'ListRunsResponse', runs: rows.map(runInfo) };
   }
-}
-
-function parseRunLimit(value: unknown): number {
-  if (value === undefined) return DEFAULT_RUN_PAGE;
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new ApiError(400, `ListRuns.limit must be a number (it is clamped to 1–${MAX_RUN_PAGE}), got ${describe(value)}`);
-  return Math.min(MAX_RUN_PAGE, Math.max(1, Math.floor(value)));
 }
 
 @Injectable()

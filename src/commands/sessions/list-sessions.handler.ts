@@ -17,16 +17,9 @@ import type { ActionContext, ActionHandler } from '../action-registry.js';
 import { describe, isPlainObject } from '../accounts/credentials-input.js';
 import { agentInfo, parseAgentId, readAccess } from '../agents/agent-read.js';
 import { agentNotFound } from '../agents/agents.decider.js';
+import { parseLimit } from '../page-limit.js';
 import { sessionNotFound } from './session-access.js';
 import { CHILD_COUNT_SQL, parseSessionId, readSessionAccess, sessionInfo, type ListedSessionRow } from './session-read.js';
-
-export function parseLimit(value: unknown): number {
-  if (value === undefined) return DEFAULT_SESSION_PAGE;
-  if (typeof value !== 'number' || !Number.isFinite(value)) {
-    throw new ApiError(400, `ListSessions.limit must be a number (it is clamped to 1–${MAX_SESSION_PAGE}), got ${describe(value)}`);
-  }
-  return Math.min(MAX_SESSION_PAGE, Math.max(1, Math.floor(value)));
-}
 
 export function parseCursor(value: unknown): SessionListCursor | undefined {
   if (value === undefined) return undefined;
@@ -49,7 +42,7 @@ export class ListSessionsHandler implements ActionHandler<ListSessions, ListSess
   constructor(private readonly projections: ProjectionService) {}
 
   async handle(action: ListSessions, context: ActionContext): Promise<ListSessionsResponse> {
-    const limit = parseLimit(action.limit);
+    const limit = parseLimit(action.limit, 'ListSessions.limit', DEFAULT_SESSION_PAGE, MAX_SESSION_PAGE);
     const cursor = parseCursor(action.cursor);
     if (action.includeChildren !== undefined && typeof action.includeChildren !== 'boolean') {
       throw new ApiError(400, `ListSessions.includeChildren must be true or false, got ${describe(action.includeChildren)}`);
