@@ -11,16 +11,10 @@ import { principalToString } from '@seed-hypermedia/client/blobs';
 import type { INestApplication } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENTS_PROTOCOL_VERSION } from '../../src/protocol/version.js';
+import { PERSONAS, sharedAgent, type Persona, type SharedAgent } from './personas.js';
 import { newKey, post, signedBody, type KeyPair, startTestServer } from './signed.js';
 
-type Persona = 'owner' | 'writer' | 'reader' | 'publicReader' | 'chatter' | 'pending' | 'stranger';
-const PERSONAS: Persona[] = ['owner', 'writer', 'reader', 'publicReader', 'chatter', 'pending', 'stranger'];
-
-interface World {
-  agentId: string;
-  keys: Record<Persona, KeyPair>;
-  ids: Record<Persona, string>;
-}
+type World = SharedAgent;
 
 const idOf = (key: KeyPair) => principalToString(key.principal);
 
@@ -41,24 +35,7 @@ describe('agent access', () => {
   };
   const definition = { name: 'Helper', systemPrompt: 'You help.', modelProvider: 'local', model: 'llama-3.1-8b' };
 
-  /**
-   * A fresh agent, seen by each persona as its name says: an accepted writer and reader, a pending
-   * invitee, a stranger. The public reader and the chatter are strangers to their own agents, one
-   * with public read on, one with public read and public chat on.
-   */
-  async function world(persona: Persona): Promise<World> {
-    const keys = Object.fromEntries(PERSONAS.map((p) => [p, p === 'owner' ? owner : newKey()])) as Record<Persona, KeyPair>;
-    const ids = Object.fromEntries(PERSONAS.map((p) => [p, idOf(keys[p])])) as Record<Persona, string>;
-    const { agentId } = (await ok({ _: 'CreateAgent', definition })) as { agentId: string };
-    for (const [who, role] of [['writer', 'writer'], ['reader', 'reader'], ['pending', 'reader']] as const) {
-      await ok({ _: 'InviteAgentCollaborator', agentId, accountId: ids[who], role });
-    }
-    await ok({ _: 'AcceptAgentInvite', agentId }, keys.writer);
-    await ok({ _: 'AcceptAgentInvite', agentId }, keys.reader);
-    if (persona === 'publicReader' || persona === 'chatter') await ok({ _: 'SetAgentPublicRead', agentId, publicRead: true });
-    if (persona === 'chatter') await ok({ _: 'SetAgentPublicChat', agentId, publicChat: true });
-    return { agentId, keys, ids };
-  }
+  const world = (persona: Persona): Promise<World> => sharedAgent(ok, owner, persona, definition, 'reader');
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'seed-agents-access-'));

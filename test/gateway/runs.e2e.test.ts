@@ -2,13 +2,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decode } from '@ipld/dag-cbor';
 import { principalToString } from '@seed-hypermedia/client/blobs';
 import type { INestApplication } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunInfo } from '../../src/protocol/runs.js';
-import { AGENTS_PROTOCOL_VERSION } from '../../src/protocol/version.js';
-import { newKey, post, signedBody, startTestServer, type KeyPair } from './signed.js';
+import { newKey, signedApi, startTestServer, type KeyPair } from './signed.js';
 
 describe('runs', () => {
   let dir: string;
@@ -19,15 +17,8 @@ describe('runs', () => {
   const stranger = newKey();
   let agentId: string;
 
-  const call = async (action: Record<string, unknown>, signer: KeyPair = owner) => {
-    const response = await post(base, await signedBody(signer, action, { protocol: AGENTS_PROTOCOL_VERSION }));
-    return { status: response.status, value: decode(response.bytes) as Record<string, unknown> };
-  };
-  const ok = async (action: Record<string, unknown>, signer: KeyPair = owner) => {
-    const answer = await call(action, signer);
-    expect(answer.status, JSON.stringify(answer.value)).toBe(200);
-    return answer.value;
-  };
+  const call = (action: Record<string, unknown>, signer: KeyPair = owner) => signedApi(base, owner).call(action, signer);
+  const ok = (action: Record<string, unknown>, signer: KeyPair = owner) => signedApi(base, owner).ok(action, signer);
   /** A session with one message: its turn stays queued, as this server claims no runs. */
   const queuedTurn = async () => {
     const { sessionId } = (await ok({ _: 'CreateSession', agentId })) as { sessionId: string };

@@ -14,15 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_LOG } from '../../src/events/events.module.js';
 import type { EventLog } from '../../src/events/event-log.js';
 import { AGENTS_PROTOCOL_VERSION } from '../../src/protocol/version.js';
+import { PERSONAS, sharedAgent, type Persona, type SharedAgent } from './personas.js';
 import { newKey, post, signedBody, startTestServer, type KeyPair } from './signed.js';
 
-type Persona = 'owner' | 'writer' | 'reader' | 'publicReader' | 'chatter' | 'pending' | 'stranger';
-const PERSONAS: Persona[] = ['owner', 'writer', 'reader', 'publicReader', 'chatter', 'pending', 'stranger'];
-
-interface World {
-  agentId: string;
+interface World extends SharedAgent {
   sessionId: string;
-  keys: Record<Persona, KeyPair>;
 }
 
 const idOf = (key: KeyPair) => principalToString(key.principal);
@@ -50,18 +46,10 @@ describe('session access', () => {
    * their own worlds' agents, which have public read (and public chat) on.
    */
   async function world(persona: Persona): Promise<World> {
-    const keys = Object.fromEntries(PERSONAS.map((p) => [p, p === 'owner' ? owner : newKey()])) as Record<Persona, KeyPair>;
-    const { agentId } = (await ok({ _: 'CreateAgent', definition })) as { agentId: string };
-    for (const [who, role] of [['writer', 'writer'], ['reader', 'reader'], ['pending', 'writer']] as const) {
-      await ok({ _: 'InviteAgentCollaborator', agentId, accountId: idOf(keys[who]), role });
-    }
-    await ok({ _: 'AcceptAgentInvite', agentId }, keys.writer);
-    await ok({ _: 'AcceptAgentInvite', agentId }, keys.reader);
-    if (persona === 'publicReader' || persona === 'chatter') await ok({ _: 'SetAgentPublicRead', agentId, publicRead: true });
-    if (persona === 'chatter') await ok({ _: 'SetAgentPublicChat', agentId, publicChat: true });
-    const { sessionId } = (await ok({ _: 'CreateSession', agentId })) as { sessionId: string };
+    const agent = await sharedAgent(ok, owner, persona, definition, 'writer');
+    const { sessionId } = (await ok({ _: 'CreateSession', agentId: agent.agentId })) as { sessionId: string };
     await ok({ _: 'MessageSession', sessionId, content: [{ type: 'text', text: 'hello' }] });
-    return { agentId, sessionId, keys };
+    return { ...agent, sessionId };
   }
 
   beforeAll(async () => {

@@ -1,8 +1,9 @@
 /** Signed requests as the Seed apps build them: signed by @seed-hypermedia/client itself. */
-import { encode } from '@ipld/dag-cbor';
+import { decode, encode } from '@ipld/dag-cbor';
 import type { INestApplication } from '@nestjs/common';
 import { generateNobleKeyPair, sign, type NobleKeyPair } from '@seed-hypermedia/client/blobs';
 import { loadConfig } from '../../src/config/config.js';
+import { AGENTS_PROTOCOL_VERSION } from '../../src/protocol/version.js';
 import { startServer } from '../../src/server.js';
 
 export type KeyPair = NobleKeyPair;
@@ -49,4 +50,18 @@ export async function startTestServer(
     loadConfig({ SEED_AGENTS_PORT: '0', SEED_AGENTS_DATA_DIR: dataDir, SEED_AGENTS_LOG_LEVEL: 'warn', SEED_AGENTS_DISPATCH: 'off', ...env }),
   );
   return { app, base: `http://127.0.0.1:${port}` };
+}
+
+/** Signed actions as a test sends them: `call` answers status and value, `ok` insists on 200. */
+export function signedApi(base: string, defaultSigner: KeyPair) {
+  const call = async (action: Record<string, unknown>, signer: KeyPair = defaultSigner, account?: KeyPair) => {
+    const response = await post(base, await signedBody(signer, action, { protocol: AGENTS_PROTOCOL_VERSION, ...(account ? { account } : {}) }));
+    return { status: response.status, value: decode(response.bytes) as Record<string, unknown> };
+  };
+  const ok = async (action: Record<string, unknown>, signer: KeyPair = defaultSigner, account?: KeyPair) => {
+    const answer = await call(action, signer, account);
+    if (answer.status !== 200) throw new Error(`${String(action._)} answered ${answer.status}: ${JSON.stringify(answer.value)}`);
+    return answer.value;
+  };
+  return { call, ok };
 }

@@ -14,8 +14,8 @@ import { PartialBus } from '../../src/events/partial-bus.js';
 import { MAX_SUBSCRIPTIONS_PER_SOCKET } from '../../src/gateway/ws/limits.js';
 import type { AgentWSEvent } from '../../src/protocol/ws.js';
 import { ProjectionService } from '../../src/projections/projection-service.js';
-import { newKey, signedBody, startTestServer, type KeyPair } from './signed.js';
-import { definition, provider, signedApi, text, TestSocket } from './ws-client.js';
+import { newKey, signedApi, signedBody, startTestServer, type KeyPair } from './signed.js';
+import { definition, provider, text, TestSocket } from './ws-client.js';
 
 type Persona = 'owner' | 'writer' | 'reader' | 'publicReader' | 'pending' | 'stranger';
 const PERSONAS: Persona[] = ['owner', 'writer', 'reader', 'publicReader', 'pending', 'stranger'];

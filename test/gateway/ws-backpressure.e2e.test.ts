@@ -15,8 +15,8 @@ import type { EventLog } from '../../src/events/event-log.js';
 import { SLOW_CONSUMER_REASON } from '../../src/gateway/ws/connection.js';
 import { WS_CLOSE, type AgentWSEvent } from '../../src/protocol/ws.js';
 import type { SessionEvent } from '../../src/protocol/sessions.js';
-import { newKey, startTestServer, type KeyPair } from './signed.js';
-import { definition, provider, signedApi, TestSocket } from './ws-client.js';
+import { newKey, signedApi, startTestServer, type KeyPair } from './signed.js';
+import { definition, provider, TestSocket } from './ws-client.js';
 
 const seqOf = (frame: AgentWSEvent): number | null => (frame._ === 'append' && 'event' in frame ? (frame.event as SessionEvent).seq : null);
 

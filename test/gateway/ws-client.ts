@@ -5,9 +5,7 @@
 import { createRequire } from 'node:module';
 import type { WebSocketConstructor } from '../../src/client/subscribe.js';
 import type { AgentWSEvent } from '../../src/protocol/ws.js';
-import { decode } from '@ipld/dag-cbor';
-import { AGENTS_PROTOCOL_VERSION } from '../../src/protocol/version.js';
-import { post, signedBody, type KeyPair } from './signed.js';
+import { signedBody, type KeyPair } from './signed.js';
 
 /** What the tests use of a `ws` client socket (the package ships no type declarations here). */
 export interface NodeClientSocket {
@@ -126,20 +124,6 @@ export class TestSocket {
     this.socket.close();
     return this.closed;
   }
-}
-
-/** Signed HTTP actions for setting up what the sockets watch. */
-export function signedApi(base: string, defaultSigner: KeyPair) {
-  const call = async (action: Record<string, unknown>, signer: KeyPair = defaultSigner, account?: KeyPair) => {
-    const response = await post(base, await signedBody(signer, action, { protocol: AGENTS_PROTOCOL_VERSION, ...(account ? { account } : {}) }));
-    return { status: response.status, value: decode(response.bytes) as Record<string, unknown> };
-  };
-  const ok = async (action: Record<string, unknown>, signer: KeyPair = defaultSigner, account?: KeyPair) => {
-    const answer = await call(action, signer, account);
-    if (answer.status !== 200) throw new Error(`${String(action._)} answered ${answer.status}: ${JSON.stringify(answer.value)}`);
-    return answer.value;
-  };
-  return { call, ok };
 }
 
 export const definition = { name: 'Helper', systemPrompt: 'You help.', modelProvider: 'local', model: 'llama-3.1-8b' };

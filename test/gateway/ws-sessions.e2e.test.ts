@@ -16,9 +16,9 @@ import { PartialBus } from '../../src/events/partial-bus.js';
 import type { AgentWSEvent } from '../../src/protocol/ws.js';
 import type { SessionEvent } from '../../src/protocol/sessions.js';
 import { SessionLogWriter } from '../../bench/ws-log.js';
-import { newKey, post, signedBody, startTestServer, type KeyPair } from './signed.js';
+import { newKey, signedApi, post, signedBody, startTestServer, type KeyPair } from './signed.js';
 import { subscribe } from '../../src/client/subscribe.js';
-import { BrowserStyleWebSocket, definition, provider, signedApi, text, TestSocket } from './ws-client.js';
+import { BrowserStyleWebSocket, definition, provider, text, TestSocket } from './ws-client.js';
 
 type Append = Extract<AgentWSEvent, { _: 'append'; event: SessionEvent }>;
 const isAppend = (frame: AgentWSEvent): frame is Append => frame._ === 'append' && 'event' in frame;
