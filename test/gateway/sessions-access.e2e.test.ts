@@ -7,15 +7,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decode } from '@ipld/dag-cbor';
 import { principalToString } from '@seed-hypermedia/client/blobs';
 import type { INestApplication } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_LOG } from '../../src/events/events.module.js';
 import type { EventLog } from '../../src/events/event-log.js';
-import { AGENTS_PROTOCOL_VERSION } from '../../src/protocol/version.js';
 import { PERSONAS, sharedAgent, type Persona, type SharedAgent } from './personas.js';
-import { newKey, post, signedBody, startTestServer, type KeyPair } from './signed.js';
+import { newKey, signedApi, startTestServer, type KeyPair } from './signed.js';
 
 interface World extends SharedAgent {
   sessionId: string;
@@ -29,15 +27,8 @@ describe('session access', () => {
   let base: string;
   let owner: KeyPair;
 
-  const call = async (action: Record<string, unknown>, signer: KeyPair = owner) => {
-    const response = await post(base, await signedBody(signer, action, { protocol: AGENTS_PROTOCOL_VERSION }));
-    return { status: response.status, value: decode(response.bytes) as Record<string, unknown> };
-  };
-  const ok = async (action: Record<string, unknown>, signer: KeyPair = owner) => {
-    const answer = await call(action, signer);
-    expect(answer.status, JSON.stringify(answer.value)).toBe(200);
-    return answer.value;
-  };
+  const call = (action: Record<string, unknown>, signer: KeyPair = owner) => signedApi(base, owner).call(action, signer);
+  const ok = (action: Record<string, unknown>, signer: KeyPair = owner) => signedApi(base, owner).ok(action, signer);
   const definition = { name: 'Helper', systemPrompt: 'You help.', modelProvider: 'local', model: 'm' };
 
   /**

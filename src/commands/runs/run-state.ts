@@ -48,17 +48,10 @@ type RunEvent = { type: string; data: unknown; metadata: { at: number } };
 export function evolveRun(state: RunState | null, event: RunEvent, runId: string): RunState | null {
   const at = event.metadata.at;
   if (event.type === 'RunQueued') {
-    const data = event.data as {
-      ownerAccountId: string;
-      agentId: string;
-      sessionId: string;
-      rootRunId: string;
-      parentRunId?: string;
-      depth: number;
-      origin: RunOrigin;
-      priority: RunPriority;
-      messageEventIds: string[];
-    };
+    const data = event.data as Pick<
+      RunState,
+      'ownerAccountId' | 'agentId' | 'sessionId' | 'rootRunId' | 'parentRunId' | 'depth' | 'origin' | 'priority' | 'messageEventIds'
+    >;
     return { id: runId, ...data, status: 'queued', attempt: 0, createdAt: at, updatedAt: at };
   }
   if (!state) return state;
